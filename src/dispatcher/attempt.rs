@@ -1,0 +1,39 @@
+//! One attempt and its record (`classify.*`, `retry.*`): what `process` returns.
+
+use super::{EventKey, Ts};
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Delivered,
+    RetryAt(Ts),
+    Dead,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attempt {
+    pub event: EventKey,
+    /// 1-based attempt number, after the increment (`attempt.count`).
+    pub number: u32,
+    pub status: u16,
+    pub outcome: Outcome,
+}
+
+/// An attempt with its event id, displayed as the brief's record string,
+/// e.g. `evt-1 #1 503 retry at 30`.
+pub struct Record<'a> {
+    pub id: &'a str,
+    pub attempt: &'a Attempt,
+}
+
+impl fmt::Display for Record<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = self.attempt;
+        write!(f, "{} #{} {} ", self.id, a.number, a.status)?;
+        match a.outcome {
+            Outcome::Delivered => f.write_str("delivered"),
+            Outcome::RetryAt(due) => write!(f, "retry at {due}"),
+            Outcome::Dead => f.write_str("dead"),
+        }
+    }
+}

@@ -1,0 +1,45 @@
+//! The dispatcher's error codes (spec section 9). Each error is a value, rendered by the JSON layer
+//! as `"error: <code>"`.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Error {
+    UnknownOperation,
+    InvalidArguments,
+    InvalidOutcomes,
+    UnknownEndpoint,
+    DuplicateEndpoint,
+    UnknownEvent,
+    DuplicateEvent,
+    AlreadyDisabled,
+    NotDisabled,
+    /// More than 2^32 - 1 events or endpoints: a limit of the reference, not a rule of the spec.
+    CapacityExceeded,
+}
+
+impl Error {
+    /// The code as the brief's contract spells it, without the `error: ` prefix.
+    pub fn code(self) -> &'static str {
+        match self {
+            Error::UnknownOperation => "unknown operation",
+            Error::InvalidArguments => "invalid arguments",
+            Error::InvalidOutcomes => "invalid outcomes",
+            Error::UnknownEndpoint => "unknown endpoint",
+            Error::DuplicateEndpoint => "duplicate endpoint",
+            Error::UnknownEvent => "unknown event",
+            Error::DuplicateEvent => "duplicate event",
+            Error::AlreadyDisabled => "already disabled",
+            Error::NotDisabled => "not disabled",
+            Error::CapacityExceeded => "capacity exceeded",
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "error: {}", self.code())
+    }
+}
+
+impl std::error::Error for Error {}

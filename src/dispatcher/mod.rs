@@ -1,0 +1,171 @@
+//! The reference dispatcher of `spec/dispatcher.md`: a pure state machine, no I/O, no JSON.
+//!
+//! Sized for millions of events: `ready` holds only the head of each enabled endpoint, keyed by
+//! (due time, enqueue order), so a `process` call costs O(log n) per attempt and O(1) when nothing
+//! is due; pause and replay touch only the endpoint's own events.
+
+mod attempt;
+mod endpoint;
+mod error;
+mod event;
+mod outcome;
+mod pause;
+mod policy;
+mod process;
+mod status;
+
+pub use attempt::{Attempt, Outcome, Record};
+pub use endpoint::EndpointKey;
+pub use error::Error;
+pub use event::EventKey;
+pub use outcome::{Class, Outcomes, classify};
+pub use policy::RetryPolicy;
+pub use status::{State, Status};
+
+use endpoint::Endpoint;
+use event::{Event, Lifecycle};
+use outcome::Script;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// Simulated time in seconds.
+pub type Ts = i64;
+
+#[derive(Debug, Default)]
+pub struct Dispatcher {
+    policy: RetryPolicy,
+    endpoints: Vec<Endpoint>,
+    endpoint_keys: HashMap<Box<str>, EndpointKey>,
+    events: Vec<Event>,
+    event_keys: HashMap<Arc<str>, EventKey>,
+    /// The head of every enabled endpoint that has pending events, by (due time, enqueue order).
+    ready: BTreeSet<(Ts, EventKey)>,
+    /// Dead-lettered events by order of death (`dead.list`).
+    dead_letters: BTreeMap<u64, EventKey>,
+    next_letter: u64,
+}
+
+impl Dispatcher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn with_policy(policy: RetryPolicy) -> Self {
+        Dispatcher {
+            policy,
+            ..Self::default()
+        }
+    }
+
+    /// `register.duplicate`: an existing endpoint is never replaced.
+    pub fn register(&mut self, endpoint_id: &str, url: &str) -> Result<(), Error> {
+        if self.endpoint_keys.contains_key(endpoint_id) {
+            return Err(Error::DuplicateEndpoint);
+        }
+        let key =
+            EndpointKey(u32::try_from(self.endpoints.len()).map_err(|_| Error::CapacityExceeded)?);
+        self.endpoints.push(Endpoint::new(url));
+        self.endpoint_keys.insert(endpoint_id.into(), key);
+        Ok(())
+    }
+
+    /// `enqueue.accept`: a new pending event due at `ts`. The outcomes were validated when the
+    /// `Outcomes` value was built, which is why `invalid outcomes` precedes the state errors.
+    pub fn enqueue(
+        &mut self,
+        ts: Ts,
+        endpoint_id: &str,
+        event_id: &str,
+        outcomes: Outcomes,
+    ) -> Result<EventKey, Error> {
+        let endpoint = self.endpoint_key(endpoint_id)?;
+        let key = EventKey(u32::try_from(self.events.len()).map_err(|_| Error::CapacityExceeded)?);
+        // One hash probe decides the duplicate and reserves the slot; the id is shared, not copied.
+        let id: Arc<str> = event_id.into();
+        match self.event_keys.entry(Arc::clone(&id)) {
+            Entry::Occupied(_) => return Err(Error::DuplicateEvent),
+            Entry::Vacant(slot) => slot.insert(key),
+        };
+        self.events.push(Event {
+            id,
+            endpoint,
+            script: Script::new(outcomes, self.policy.max_attempts()),
+            attempts: 0,
+            lifecycle: Lifecycle::Pending { due_at: ts },
+        });
+        let ep = &mut self.endpoints[endpoint.index()];
+        ep.pending.push_back(key);
+        // A new event is the last in enqueue order, so it is the head only of an empty queue.
+        if ep.pending.len() == 1 && !ep.disabled {
+            self.ready.insert((ts, key));
+        }
+        Ok(key)
+    }
+
+    pub fn status(&self, event_id: &str) -> Result<Status, Error> {
+        let key = self.event_keys.get(event_id).ok_or(Error::UnknownEvent)?;
+        let event = &self.events[key.index()];
+        let held = self.endpoints[event.endpoint.index()].disabled;
+        let (state, next_attempt_at) = match event.lifecycle {
+            Lifecycle::Pending { .. } if held => (State::Held, None),
+            Lifecycle::Pending { due_at } => (State::Pending, Some(due_at)),
+            Lifecycle::Delivered => (State::Delivered, None),
+            Lifecycle::Dead { .. } => (State::Dead, None),
+        };
+        Ok(Status {
+            state,
+            attempts: event.attempts,
+            next_attempt_at,
+        })
+    }
+
+    /// The dead-lettered event ids, oldest death first (`dead.list`).
+    pub fn dead_letters(&self) -> impl Iterator<Item = &str> {
+        self.dead_letters.values().map(|k| self.event_id(*k))
+    }
+
+    pub fn event_id(&self, key: EventKey) -> &str {
+        &self.events[key.index()].id
+    }
+
+    /// The brief's record string for an attempt this dispatcher made.
+    pub fn record<'a>(&'a self, attempt: &'a Attempt) -> Record<'a> {
+        Record {
+            id: self.event_id(attempt.event),
+            attempt,
+        }
+    }
+
+    pub fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// Number of events ever enqueued.
+    pub fn event_count(&self) -> usize {
+        self.events.len()
+    }
+
+    fn endpoint_key(&self, endpoint_id: &str) -> Result<EndpointKey, Error> {
+        self.endpoint_keys
+            .get(endpoint_id)
+            .copied()
+            .ok_or(Error::UnknownEndpoint)
+    }
+
+    /// Puts the endpoint's head, if any, into the ready set at its due time.
+    fn schedule_head(&mut self, endpoint: EndpointKey) {
+        let ep = &self.endpoints[endpoint.index()];
+        if ep.disabled {
+            return;
+        }
+        if let Some(head) = ep.head()
+            && let Some(due_at) = self.events[head.index()].due_at()
+        {
+            self.ready.insert((due_at, head));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+//! Scripted HTTP outcomes: the validated `outcomes` list of an event (`outcomes.valid`,
+//! `outcomes.script`) and the classification of one status (`classify.*`).
+
+use super::Error;
+
+/// How a status code ends one attempt, before the retry policy is consulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Class {
+    Delivered,
+    Retryable,
+    Permanent,
+}
+
+pub fn classify(status: u16) -> Class {
+    match status {
+        200..=299 => Class::Delivered,
+        0 | 408 | 429 | 500..=599 => Class::Retryable,
+        _ => Class::Permanent,
+    }
+}
+
+/// A non-empty list of valid statuses; holding one proves the list was validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcomes(Box<[u16]>);
+
+impl Outcomes {
+    /// Validates a script: non-empty, each status 0 or in 100..=599.
+    pub fn new<I: IntoIterator<Item = i64>>(statuses: I) -> Result<Self, Error> {
+        let list = statuses
+            .into_iter()
+            .map(|s| match s {
+                0 | 100..=599 => u16::try_from(s).map_err(|_| Error::InvalidOutcomes),
+                _ => Err(Error::InvalidOutcomes),
+            })
+            .collect::<Result<Box<[u16]>, Error>>()?;
+        if list.is_empty() {
+            return Err(Error::InvalidOutcomes);
+        }
+        Ok(Outcomes(list))
+    }
+
+    pub fn as_slice(&self) -> &[u16] {
+        &self.0
+    }
+}
+
+/// The part of a script an event can use, as the dispatcher stores it: attempt *n* never exceeds
+/// the policy's maximum, so later entries are dropped, and short scripts live inside the event
+/// itself, saving an allocation and a pointer chase per attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Script {
+    Inline { len: u8, statuses: [u16; INLINE] },
+    Spilled(Box<[u16]>),
+}
+
+const INLINE: usize = 8;
+
+impl Script {
+    pub fn new(outcomes: Outcomes, max_attempts: u32) -> Self {
+        let usable = usize::try_from(max_attempts).unwrap_or(usize::MAX);
+        let list = &outcomes.0[..outcomes.0.len().min(usable)];
+        if list.len() <= INLINE {
+            let mut statuses = [0; INLINE];
+            statuses[..list.len()].copy_from_slice(list);
+            // list.len() <= INLINE, so it fits a u8.
+            let len = list.len() as u8;
+            Script::Inline { len, statuses }
+        } else {
+            Script::Spilled(list.into())
+        }
+    }
+
+    fn as_slice(&self) -> &[u16] {
+        match self {
+            Script::Inline { len, statuses } => &statuses[..usize::from(*len)],
+            Script::Spilled(list) => list,
+        }
+    }
+
+    /// The status of attempt `n` (1-based); the last entry repeats (`outcomes.script`).
+    pub fn for_attempt(&self, n: u32) -> u16 {
+        let list = self.as_slice();
+        let index = usize::try_from(n.saturating_sub(1)).unwrap_or(usize::MAX);
+        list.get(index)
+            .or_else(|| list.last())
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_at_every_boundary() {
+        for s in [200, 201, 204, 299] {
+            assert_eq!(classify(s), Class::Delivered, "{s}");
+        }
+        for s in [0, 408, 429, 500, 503, 599] {
+            assert_eq!(classify(s), Class::Retryable, "{s}");
+        }
+        for s in [
+            100, 199, 300, 301, 399, 400, 404, 407, 409, 410, 428, 430, 499,
+        ] {
+            assert_eq!(classify(s), Class::Permanent, "{s}");
+        }
+    }
+
+    #[test]
+    fn validation_bounds() {
+        assert!(Outcomes::new([0, 100, 599]).is_ok());
+        for bad in [
+            vec![],
+            vec![1],
+            vec![99],
+            vec![600],
+            vec![-1],
+            vec![200, 700],
+        ] {
+            assert_eq!(
+                Outcomes::new(bad.clone()),
+                Err(Error::InvalidOutcomes),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn last_entry_repeats() {
+        let s = Script::new(Outcomes::new([503, 500, 200]).expect("valid"), 6);
+        let got: Vec<u16> = (1..=5).map(|n| s.for_attempt(n)).collect();
+        assert_eq!(got, vec![503, 500, 200, 200, 200]);
+        assert_eq!(s.for_attempt(u32::MAX), 200);
+    }
+
+    #[test]
+    fn long_scripts_spill_and_keep_only_usable_entries() {
+        let long: Vec<i64> = (0..20).map(|i| 500 + i).collect();
+        let s = Script::new(Outcomes::new(long.clone()).expect("valid"), 10);
+        assert!(matches!(s, Script::Spilled(ref l) if l.len() == 10));
+        assert_eq!(s.for_attempt(10), 509);
+        let s = Script::new(Outcomes::new(long).expect("valid"), 6);
+        assert!(matches!(s, Script::Inline { len: 6, .. }));
+        assert_eq!((s.for_attempt(6), s.for_attempt(7)), (505, 505));
+    }
+}

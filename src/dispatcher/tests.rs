@@ -1,0 +1,218 @@
+//! Typed-API tests of the spec's rules; the JSON contract is tested in `tests/`.
+
+use super::*;
+
+fn outcomes(list: &[i64]) -> Outcomes {
+    Outcomes::new(list.iter().copied()).expect("valid outcomes in test")
+}
+
+fn records(d: &mut Dispatcher, ts: Ts) -> Vec<String> {
+    let attempts = d.process(ts);
+    attempts.iter().map(|a| d.record(a).to_string()).collect()
+}
+
+fn shop() -> Dispatcher {
+    let mut d = Dispatcher::new();
+    d.register("shop", "https://shop.example/hooks")
+        .expect("fresh endpoint");
+    d
+}
+
+fn status(d: &Dispatcher, id: &str) -> (State, u32, Option<Ts>) {
+    let s = d.status(id).expect("known event");
+    (s.state, s.attempts, s.next_attempt_at)
+}
+
+#[test]
+fn retry_schedule_runs_to_the_sixth_attempt_and_dies() {
+    let mut d = shop();
+    d.enqueue(0, "shop", "e", outcomes(&[500]))
+        .expect("enqueue");
+    let mut got = Vec::new();
+    for ts in [0, 30, 90, 210, 450, 750, 10_000] {
+        got.extend(records(&mut d, ts));
+    }
+    assert_eq!(
+        got,
+        vec![
+            "e #1 500 retry at 30",
+            "e #2 500 retry at 90",
+            "e #3 500 retry at 210",
+            "e #4 500 retry at 450",
+            "e #5 500 retry at 750",
+            "e #6 500 dead",
+        ]
+    );
+    assert_eq!(status(&d, "e"), (State::Dead, 6, None));
+    assert_eq!(d.dead_letters().collect::<Vec<_>>(), vec!["e"]);
+}
+
+#[test]
+fn waits_count_from_the_process_call() {
+    let mut d = shop();
+    d.enqueue(0, "shop", "e", outcomes(&[503, 503, 200]))
+        .expect("enqueue");
+    assert_eq!(records(&mut d, 100), vec!["e #1 503 retry at 130"]);
+    assert_eq!(records(&mut d, 129), Vec::<String>::new());
+    assert_eq!(records(&mut d, 500), vec!["e #2 503 retry at 560"]);
+    assert_eq!(status(&d, "e"), (State::Pending, 2, Some(560)));
+}
+
+#[test]
+fn permanent_failure_dies_at_once_and_delivered_is_final() {
+    let mut d = shop();
+    d.enqueue(0, "shop", "a", outcomes(&[410]))
+        .expect("enqueue");
+    d.enqueue(0, "shop", "b", outcomes(&[204]))
+        .expect("enqueue");
+    assert_eq!(
+        records(&mut d, 0),
+        vec!["a #1 410 dead", "b #1 204 delivered"]
+    );
+    assert_eq!(status(&d, "b"), (State::Delivered, 1, None));
+    assert_eq!(records(&mut d, 10_000), Vec::<String>::new());
+}
+
+#[test]
+fn head_blocks_its_endpoint_only_and_unblocks_in_the_same_call() {
+    let mut d = shop();
+    d.register("other", "u").expect("register");
+    d.enqueue(0, "shop", "a", outcomes(&[500, 200]))
+        .expect("enqueue");
+    d.enqueue(5, "shop", "b", outcomes(&[200]))
+        .expect("enqueue");
+    d.enqueue(20, "other", "c", outcomes(&[200]))
+        .expect("enqueue");
+    assert_eq!(records(&mut d, 10), vec!["a #1 500 retry at 40"]);
+    assert_eq!(status(&d, "b"), (State::Pending, 0, Some(5)));
+    // Heads at 40: c (due 20) before a (due 40). a's delivery unblocks b, due since 5.
+    assert_eq!(
+        records(&mut d, 40),
+        vec![
+            "c #1 200 delivered",
+            "a #2 200 delivered",
+            "b #1 200 delivered"
+        ]
+    );
+}
+
+#[test]
+fn unblocked_event_overtakes_a_later_head_of_another_endpoint() {
+    let mut d = shop();
+    d.register("other", "u").expect("register");
+    d.enqueue(0, "shop", "a", outcomes(&[200]))
+        .expect("enqueue");
+    d.enqueue(0, "shop", "b", outcomes(&[200]))
+        .expect("enqueue");
+    d.enqueue(3, "other", "c", outcomes(&[200]))
+        .expect("enqueue");
+    assert_eq!(
+        records(&mut d, 3),
+        vec![
+            "a #1 200 delivered",
+            "b #1 200 delivered",
+            "c #1 200 delivered"
+        ]
+    );
+}
+
+#[test]
+fn disable_holds_and_enable_moves_due_times_both_ways() {
+    let mut d = shop();
+    d.enqueue(0, "shop", "a", outcomes(&[500, 500, 200]))
+        .expect("enqueue");
+    assert_eq!(records(&mut d, 0), vec!["a #1 500 retry at 30"]);
+    d.disable("shop").expect("disable");
+    assert_eq!(d.disable("shop"), Err(Error::AlreadyDisabled));
+    d.enqueue(1, "shop", "b", outcomes(&[200]))
+        .expect("enqueue while disabled");
+    assert_eq!(status(&d, "a"), (State::Held, 1, None));
+    assert_eq!(status(&d, "b"), (State::Held, 0, None));
+    assert_eq!(records(&mut d, 100), Vec::<String>::new());
+    // Later than a's retry (30) and b's enqueue (1): both become due at 200.
+    d.enable(200, "shop", false).expect("enable");
+    assert_eq!(d.enable(200, "shop", false), Err(Error::NotDisabled));
+    assert_eq!(status(&d, "a"), (State::Pending, 1, Some(200)));
+    assert_eq!(records(&mut d, 199), Vec::<String>::new());
+    // The schedule continues from a's count: its 2nd failure waits 60.
+    assert_eq!(records(&mut d, 200), vec!["a #2 500 retry at 260"]);
+    d.disable("shop").expect("disable");
+    // Earlier than the pending retry at 260.
+    d.enable(210, "shop", false).expect("enable");
+    assert_eq!(
+        records(&mut d, 210),
+        vec!["a #3 200 delivered", "b #1 200 delivered"]
+    );
+}
+
+#[test]
+fn replay_revives_in_enqueue_order_with_fresh_attempts() {
+    let mut d = shop();
+    d.register("other", "u").expect("register");
+    d.enqueue(0, "shop", "a", outcomes(&[404, 200]))
+        .expect("enqueue");
+    d.enqueue(0, "other", "x", outcomes(&[404]))
+        .expect("enqueue");
+    d.enqueue(0, "shop", "b", outcomes(&[500]))
+        .expect("enqueue");
+    d.enqueue(0, "shop", "c", outcomes(&[200]))
+        .expect("enqueue");
+    assert_eq!(
+        records(&mut d, 0),
+        vec!["a #1 404 dead", "x #1 404 dead", "b #1 500 retry at 30"]
+    );
+    d.disable("shop").expect("disable");
+    d.enable(40, "shop", true).expect("enable");
+    assert_eq!(d.dead_letters().collect::<Vec<_>>(), vec!["x"]);
+    assert_eq!(status(&d, "a"), (State::Pending, 0, Some(40)));
+    assert_eq!(status(&d, "x"), (State::Dead, 1, None));
+    // a was revived at its original place, ahead of b; a's attempt #1 gets 404 again.
+    assert_eq!(
+        records(&mut d, 40),
+        vec!["a #1 404 dead", "b #2 500 retry at 100"]
+    );
+    assert_eq!(d.dead_letters().collect::<Vec<_>>(), vec!["x", "a"]);
+}
+
+#[test]
+fn replay_false_keeps_dead_letters() {
+    let mut d = shop();
+    d.enqueue(0, "shop", "a", outcomes(&[404]))
+        .expect("enqueue");
+    records(&mut d, 0);
+    d.disable("shop").expect("disable");
+    d.enable(5, "shop", false).expect("enable");
+    assert_eq!(status(&d, "a"), (State::Dead, 1, None));
+    assert_eq!(d.dead_letters().collect::<Vec<_>>(), vec!["a"]);
+}
+
+#[test]
+fn errors_are_values_and_change_nothing() {
+    let mut d = shop();
+    assert_eq!(d.register("shop", "other"), Err(Error::DuplicateEndpoint));
+    assert_eq!(
+        d.enqueue(0, "nope", "e", outcomes(&[200])),
+        Err(Error::UnknownEndpoint)
+    );
+    d.enqueue(0, "shop", "e", outcomes(&[200]))
+        .expect("enqueue");
+    assert_eq!(
+        d.enqueue(9, "shop", "e", outcomes(&[500])),
+        Err(Error::DuplicateEvent)
+    );
+    assert_eq!(d.status("nope"), Err(Error::UnknownEvent));
+    assert_eq!(d.disable("nope"), Err(Error::UnknownEndpoint));
+    assert_eq!(d.enable(0, "nope", true), Err(Error::UnknownEndpoint));
+    assert_eq!(d.event_count(), 1);
+    assert_eq!(records(&mut d, 0), vec!["e #1 200 delivered"]);
+}
+
+#[test]
+fn custom_policy_is_honoured() {
+    let policy = RetryPolicy::new(2, 10, 10).expect("valid policy");
+    let mut d = Dispatcher::with_policy(policy);
+    d.register("s", "u").expect("register");
+    d.enqueue(0, "s", "e", outcomes(&[0])).expect("enqueue");
+    assert_eq!(records(&mut d, 0), vec!["e #1 0 retry at 10"]);
+    assert_eq!(records(&mut d, 10), vec!["e #2 0 dead"]);
+}

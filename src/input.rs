@@ -1,0 +1,168 @@
+//! `hookcheck run`'s input and output: a JSON array of operations (read whole, answered with a
+//! JSON array), or one operation per line (streamed, answered one result per line, so inputs of
+//! any size run in constant memory beyond the dispatcher's own state).
+
+use crate::dispatcher::Dispatcher;
+use crate::ops::step;
+use serde_json::Value;
+use std::fmt;
+use std::io::{self, BufRead, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Decide from the first non-blank line (see [`detect`]).
+    Auto,
+    Array,
+    Lines,
+}
+
+#[derive(Debug)]
+pub enum RunError {
+    Io(io::Error),
+    /// The input, or one line of it, is not JSON.
+    NotJson {
+        line: usize,
+        column: usize,
+        reason: String,
+    },
+    Empty,
+    /// The input is JSON but not an array of operations.
+    NotArray(&'static str),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Io(e) => write!(f, "cannot read input: {e}"),
+            RunError::NotJson {
+                line,
+                column,
+                reason,
+            } => write!(f, "not JSON at line {line}, column {column}: {reason}"),
+            RunError::Empty => {
+                f.write_str("the input is empty: expected a JSON array of operations")
+            }
+            RunError::NotArray(kind) => write!(
+                f,
+                "the input is a JSON {kind}, not an array of operations such as \
+                 [[\"register\", 0, \"shop\", \"https://shop.example/hooks\"]]"
+            ),
+        }
+    }
+}
+
+impl From<io::Error> for RunError {
+    fn from(e: io::Error) -> Self {
+        RunError::Io(e)
+    }
+}
+
+/// Lines mode when the first non-blank line is on its own one operation: a JSON array whose first
+/// element is a string, such as `["register", 0, "shop", "u"]`. Anything else is read as an array.
+pub fn detect(first_line: &str) -> Format {
+    match serde_json::from_str::<Value>(first_line) {
+        Ok(Value::Array(items)) if items.first().is_some_and(Value::is_string) => Format::Lines,
+        _ => Format::Array,
+    }
+}
+
+/// Runs the operations read from `input` on a fresh dispatcher and writes the results to `out`.
+pub fn run_stream(
+    mut input: impl BufRead,
+    out: &mut impl Write,
+    format: Format,
+) -> Result<(), RunError> {
+    // Leading blank lines are read off here, so auto-detection sees the first real line.
+    let mut first = String::new();
+    let mut skipped = 0;
+    while input.read_line(&mut first)? > 0 && first.trim().is_empty() {
+        skipped += 1;
+        first.clear();
+    }
+    let format = match format {
+        Format::Auto => detect(first.trim()),
+        f => f,
+    };
+    match format {
+        Format::Lines => run_lines(first, skipped, input, out),
+        _ => run_array(first, input, out),
+    }
+}
+
+fn run_array(
+    mut text: String,
+    mut input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<(), RunError> {
+    input.read_to_string(&mut text)?;
+    if text.trim().is_empty() {
+        return Err(RunError::Empty);
+    }
+    let value: Value = serde_json::from_str(&text).map_err(|e| not_json(&e, 0))?;
+    let ops = match value {
+        Value::Array(ops) => ops,
+        other => return Err(RunError::NotArray(kind(&other))),
+    };
+    let results = crate::ops::run(&ops);
+    write_array(out, &results)?;
+    Ok(())
+}
+
+/// The results as a JSON array, one result per line, like the brief's worked example.
+pub fn write_array(out: &mut impl Write, results: &[Value]) -> io::Result<()> {
+    if results.is_empty() {
+        return writeln!(out, "[]");
+    }
+    for (i, r) in results.iter().enumerate() {
+        let open = if i == 0 { "[" } else { " " };
+        let close = if i + 1 == results.len() { "]" } else { "," };
+        writeln!(out, "{open}{r}{close}")?;
+    }
+    Ok(())
+}
+
+fn run_lines(
+    first: String,
+    skipped: usize,
+    input: impl BufRead,
+    out: &mut impl Write,
+) -> Result<(), RunError> {
+    let mut d = Dispatcher::new();
+    let first_number = skipped + 1;
+    let lines = std::iter::once(Ok(first)).chain(input.lines());
+    for (i, line) in lines.enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let op: Value =
+            serde_json::from_str(&line).map_err(|e| not_json(&e, first_number + i - 1))?;
+        writeln!(out, "{}", step(&mut d, &op))?;
+    }
+    Ok(())
+}
+
+/// `line_offset` turns serde's line within a parsed line into the line of the whole input.
+fn not_json(e: &serde_json::Error, line_offset: usize) -> RunError {
+    let message = e.to_string();
+    // serde appends " at line L column C", which is given separately (and corrected) here.
+    let reason = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(r, _)| r);
+    RunError::NotJson {
+        line: e.line() + line_offset,
+        column: e.column(),
+        reason: reason.to_string(),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
