@@ -76,7 +76,10 @@ enum Op {
         outcomes: Vec<i64>,
     },
     Process(i64),
-    Disable(u32),
+    Disable {
+        ts: i64,
+        endpoint: u32,
+    },
     Enable {
         ts: i64,
         endpoint: u32,
@@ -102,7 +105,13 @@ impl Workload {
                 90..=92 => Health::Broken,
                 93..=97 => {
                     let start = p.below(18 * 3_600) as i64;
-                    control.push((start + OUTAGE, Op::Disable(ep)));
+                    control.push((
+                        start + OUTAGE,
+                        Op::Disable {
+                            ts: start + OUTAGE,
+                            endpoint: ep,
+                        },
+                    ));
                     let ts = start + OUTAGE + 600;
                     control.push((
                         ts,
@@ -116,7 +125,13 @@ impl Workload {
                 }
                 _ => {
                     let start = p.below(20 * 3_600) as i64;
-                    control.push((start, Op::Disable(ep)));
+                    control.push((
+                        start,
+                        Op::Disable {
+                            ts: start,
+                            endpoint: ep,
+                        },
+                    ));
                     let ts = start + 7_200;
                     control.push((
                         ts,
@@ -158,15 +173,17 @@ impl Workload {
                 });
                 next_event += 1;
             }
+            // Control operations take the tick's time, so ts never decreases.
             while let Some((_, op)) = control.next_if(|(ts, _)| *ts <= t) {
                 f(match op {
-                    Op::Disable(ep) => Op::Disable(*ep),
+                    Op::Disable { endpoint, .. } => Op::Disable {
+                        ts: t,
+                        endpoint: *endpoint,
+                    },
                     Op::Enable {
-                        ts,
-                        endpoint,
-                        replay,
+                        endpoint, replay, ..
                     } => Op::Enable {
-                        ts: *ts,
+                        ts: t,
                         endpoint: *endpoint,
                         replay: *replay,
                     },
@@ -258,7 +275,7 @@ fn measure(events: u64) -> Measured {
                     (busy, busy_calls) = (busy + spent, busy_calls + 1);
                 }
             }
-            Op::Disable(ep) => {
+            Op::Disable { endpoint: ep, .. } => {
                 name(&mut endpoint, "ep-", u64::from(ep));
                 d.disable(&endpoint).expect("generated disable is valid");
             }
@@ -350,7 +367,7 @@ fn emit(events: u64) {
                 )
             }
             Op::Process(ts) => writeln!(out, r#"["process",{ts}]"#),
-            Op::Disable(ep) => writeln!(out, r#"["disable",0,"ep-{ep}"]"#),
+            Op::Disable { ts, endpoint } => writeln!(out, r#"["disable",{ts},"ep-{endpoint}"]"#),
             Op::Enable {
                 ts,
                 endpoint,

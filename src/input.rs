@@ -166,3 +166,62 @@ fn kind(v: &Value) -> &'static str {
         Value::Object(_) => "object",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_text(text: &str, format: Format) -> Result<String, String> {
+        let mut out = Vec::new();
+        run_stream(text.as_bytes(), &mut out, format).map_err(|e| e.to_string())?;
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    #[test]
+    fn array_input_gives_an_array_one_result_per_line() {
+        let got = run_text(
+            "\n[[\"register\",0,\"s\",\"u\"],\n [\"bogus\",0]]\n",
+            Format::Auto,
+        );
+        assert_eq!(
+            got,
+            Ok("[true,\n \"error: unknown operation\"]\n".to_string())
+        );
+        assert_eq!(run_text("[]", Format::Auto), Ok("[]\n".to_string()));
+    }
+
+    #[test]
+    fn lines_input_is_detected_and_blank_lines_skipped() {
+        let text = "\n[\"register\",0,\"s\",\"u\"]\n\n[\"enqueue\",0,\"s\",\"e\",[404]]\n[\"process\",0]\n";
+        let got = run_text(text, Format::Auto);
+        assert_eq!(
+            got,
+            Ok("true\n\"queued\"\n[\"e #1 404 dead\"]\n".to_string())
+        );
+    }
+
+    #[test]
+    fn forced_lines_answers_non_operations_per_line() {
+        assert_eq!(
+            run_text("5\n[1]\n", Format::Lines),
+            Ok("\"error: invalid arguments\"\n\"error: unknown operation\"\n".to_string())
+        );
+    }
+
+    #[test]
+    fn errors_name_the_line_of_the_whole_input() {
+        let text = "\n[\"process\",0]\n[\"process\",1]\n[\"process\",\n";
+        let err = run_text(text, Format::Auto).err().unwrap_or_default();
+        assert!(err.starts_with("not JSON at line 4, column"), "{err}");
+        let err = run_text("{\"a\": 1}", Format::Auto)
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("JSON object, not an array"), "{err}");
+        assert_eq!(
+            run_text(" \n", Format::Auto).err().as_deref(),
+            Some("the input is empty: expected a JSON array of operations")
+        );
+        let err = run_text("[1,\n2,", Format::Array).err().unwrap_or_default();
+        assert!(err.starts_with("not JSON at line 2"), "{err}");
+    }
+}

@@ -3,6 +3,17 @@
 //!
 //! [`dispatcher`] is the pure state machine (no I/O, no JSON); [`ops`] is the brief's JSON
 //! `run(operations)` contract layered over it.
+//!
+//! ```
+//! use hookcheck::{Dispatcher, Outcomes};
+//!
+//! let mut d = Dispatcher::new();
+//! d.register("shop", "https://shop.example/hooks")?;
+//! d.enqueue(0, "shop", "evt-1", Outcomes::new([503, 200])?)?;
+//! let records: Vec<String> = d.process(0).iter().map(|a| d.record(a).to_string()).collect();
+//! assert_eq!(records, ["evt-1 #1 503 retry at 30"]);
+//! # Ok::<(), hookcheck::Error>(())
+//! ```
 
 pub mod dispatcher;
 pub mod input;
