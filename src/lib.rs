@@ -15,10 +15,16 @@
 //! # Ok::<(), hookcheck::Error>(())
 //! ```
 
+pub mod case;
+pub mod compare;
+pub mod corpus;
 pub mod dispatcher;
 pub mod input;
 pub mod ops;
 pub mod prng;
+pub mod runner;
+pub mod spec;
+pub mod target;
 
 pub use dispatcher::{
     Attempt, Dispatcher, Error, EventKey, Outcome, Outcomes, RetryPolicy, State, Status, Ts,

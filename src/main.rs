@@ -1,10 +1,11 @@
 //! The `hookcheck` command line: wiring only; the work lives in the library.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use hookcheck::corpus::{Corpus, coverage_report};
 use hookcheck::input::{Format, RunError, run_stream};
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -32,6 +33,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
         input: InputFormat,
     },
+    /// Print, for every rule of spec/dispatcher.md, how many cases cite it, and the rules no case
+    /// covers. Exits 1 when a rule is uncovered or a case file does not load.
+    Coverage {
+        /// The cases folder.
+        #[arg(long, default_value = "cases")]
+        cases: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -45,6 +53,21 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { file, input } => run(file, input),
+        Command::Coverage { cases } => coverage(&cases),
+    }
+}
+
+fn coverage(cases: &Path) -> ExitCode {
+    let corpus = Corpus::load(cases);
+    for e in &corpus.errors {
+        eprintln!("hookcheck coverage: {e}");
+    }
+    let (table, uncovered) = coverage_report(&corpus.cases, &hookcheck::spec::rules());
+    print!("{table}");
+    if uncovered.is_empty() && corpus.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

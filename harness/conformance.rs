@@ -1,0 +1,147 @@
+//! `cargo test --test conformance`: one libtest-mimic trial per case, named `<suite>::<case id>`,
+//! plus `corpus::*` trials that check the corpus against the spec.
+//!
+//! Trials are listed from a text scan of the case files and each file is parsed only when one
+//! of its cases runs, so `--list`, nextest and `--exact` stay fast; a file that does not parse
+//! fails its own trials with file:line:column and the reason.
+
+use hookcheck::case::{self, Case, LoadError, Source};
+use hookcheck::compare::Scope;
+use hookcheck::corpus::{Corpus, coverage, problems};
+use hookcheck::runner::{Verdict, check};
+use hookcheck::spec;
+use hookcheck::target::{Reference, Target};
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
+
+/// A case file, parsed at most once, by whichever trial needs it first.
+struct LazyFile {
+    source: Source,
+    parsed: OnceLock<Result<Vec<Case>, LoadError>>,
+}
+
+impl LazyFile {
+    fn cases(&self) -> &Result<Vec<Case>, LoadError> {
+        self.parsed
+            .get_or_init(|| case::load(&self.source.path, &self.source.suite))
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    // Paths in reports are relative to the package, where `cases/` lives.
+    if let Err(e) = std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")) {
+        eprintln!("conformance: cannot enter the package folder: {e}");
+        return ExitCode::from(2);
+    }
+    let target: Arc<dyn Target + Send> = Arc::new(Reference);
+    let scope = Scope::Full;
+    let mut trials = Vec::new();
+    match case::discover(Path::new("cases")) {
+        Ok(sources) => {
+            for source in sources {
+                let file = Arc::new(LazyFile {
+                    source,
+                    parsed: OnceLock::new(),
+                });
+                trials.extend(case_trials(&file, &target, scope));
+            }
+        }
+        Err(e) => trials.push(Trial::test("corpus::load", move || {
+            Err(e.to_string().into())
+        })),
+    }
+    trials.extend(corpus_trials());
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+fn case_trials(file: &Arc<LazyFile>, target: &Arc<dyn Target + Send>, scope: Scope) -> Vec<Trial> {
+    let suite = &file.source.suite;
+    if file.source.ids.is_empty() {
+        // No case id could be seen: one trial stands for the file, so a broken file still fails.
+        let name = file
+            .source
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let file = Arc::clone(file);
+        return vec![Trial::test(
+            format!("{suite}::{name}"),
+            move || match file.cases() {
+                Ok(cases) if cases.is_empty() => {
+                    Err(format!("{}: holds no case", file.source.path.display()).into())
+                }
+                Ok(_) => Ok(()),
+                Err(e) => Err(e.to_string().into()),
+            },
+        )];
+    }
+    file.source
+        .ids
+        .iter()
+        .map(|id| {
+            let (file, target, id) = (Arc::clone(file), Arc::clone(target), id.clone());
+            Trial::test(format!("{suite}::{id}"), move || {
+                run_case(&file, target.as_ref(), &id, scope)
+            })
+        })
+        .collect()
+}
+
+fn run_case(
+    file: &LazyFile,
+    target: &(dyn Target + Send),
+    id: &str,
+    scope: Scope,
+) -> Result<(), Failed> {
+    let cases = file
+        .cases()
+        .as_ref()
+        .map_err(|e| Failed::from(e.to_string()))?;
+    let case = cases.iter().find(|c| c.id == id).ok_or_else(|| {
+        format!(
+            "{}: case {id} not found after parsing",
+            file.source.path.display()
+        )
+    })?;
+    match check(target, case, scope) {
+        Verdict::Passed | Verdict::NotApplicable | Verdict::Skipped(_) => Ok(()),
+        Verdict::Failed(report) => Err(report.into()),
+        Verdict::Errored(message) | Verdict::NotRun(message) => Err(message.into()),
+    }
+}
+
+/// Checks of the corpus as a whole; each loads every case file.
+fn corpus_trials() -> Vec<Trial> {
+    let corpus = Arc::new(OnceLock::<Corpus>::new());
+    let load = move || -> Arc<OnceLock<Corpus>> { Arc::clone(&corpus) };
+    let (a, b) = (load(), load());
+    vec![
+        Trial::test("corpus::sound", move || {
+            let corpus = a.get_or_init(|| Corpus::load(Path::new("cases")));
+            let mut found: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
+            found.extend(problems(&corpus.cases, &spec::rules()));
+            if found.is_empty() {
+                Ok(())
+            } else {
+                Err(found.join("\n").into())
+            }
+        }),
+        Trial::test("corpus::every-rule-covered", move || {
+            let corpus = b.get_or_init(|| Corpus::load(Path::new("cases")));
+            let rules = spec::rules();
+            let missing: Vec<String> = coverage(&corpus.cases, &rules)
+                .into_iter()
+                .filter(|(_, n)| *n == 0)
+                .map(|(r, _)| format!("spec/dispatcher.md:{}: rule `{}` has no case", r.line, r.id))
+                .collect();
+            if missing.is_empty() {
+                Ok(())
+            } else {
+                Err(missing.join("\n").into())
+            }
+        }),
+    ]
+}

@@ -1,0 +1,56 @@
+//! Targets: what runs a case's operations on a fresh dispatcher and hands back the results.
+//! The built-in reference is one target; implementations in other processes are others.
+
+use crate::case::{Case, Part};
+use serde_json::Value;
+use std::fmt;
+
+/// Why a target gave no results for a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The implementation declined the case, with its reason.
+    Skipped(String),
+    /// The implementation failed while running the case (an exception, a crash, a hang, output
+    /// that breaks the protocol), with what it said.
+    Errored { message: String, detail: String },
+    /// The case was never sent (for example, too many restarts).
+    NotRun(String),
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Skipped(reason) => write!(f, "skipped: {reason}"),
+            Failure::Errored { message, detail } if detail.is_empty() => f.write_str(message),
+            Failure::Errored { message, detail } => write!(f, "{message}\n{detail}"),
+            Failure::NotRun(reason) => write!(f, "not run: {reason}"),
+        }
+    }
+}
+
+pub trait Target: Sync {
+    /// A short description for reports.
+    fn describe(&self) -> String;
+    /// The parts of the brief the implementation declares; cases of other parts are not
+    /// applicable to it.
+    fn parts(&self) -> Vec<Part>;
+    /// Runs the case's operations, in order, on a fresh dispatcher.
+    fn run(&self, case: &Case) -> Result<Vec<Value>, Failure>;
+}
+
+/// The built-in reference dispatcher, in process.
+pub struct Reference;
+
+impl Target for Reference {
+    fn describe(&self) -> String {
+        format!("hookcheck reference {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn parts(&self) -> Vec<Part> {
+        Part::ALL.to_vec()
+    }
+
+    fn run(&self, case: &Case) -> Result<Vec<Value>, Failure> {
+        Ok(crate::ops::run(&case.operations()))
+    }
+}
