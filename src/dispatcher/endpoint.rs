@@ -20,10 +20,10 @@ pub(crate) struct Endpoint {
     pub url: Box<str>,
     pub disabled: bool,
     /// Pending events, sorted by enqueue order; the front is the head (`process.pick`). Enqueue
-    /// appends (keys only grow) and only the head is ever attempted, so a deque suffices; a
-    /// replay merges revived events back into place (`pause.replay-order`).
+    /// appends (keys only grow), only the head is ever attempted, and a replay puts revived
+    /// events at the front (see `revive_dead`), so a deque suffices.
     pub pending: VecDeque<EventKey>,
-    /// This endpoint's dead events, so a replay costs only this endpoint's dead letters.
+    /// This endpoint's dead events in enqueue order, so a replay costs only its own dead letters.
     pub dead: Vec<EventKey>,
 }
 
@@ -41,26 +41,24 @@ impl Endpoint {
         self.pending.front().copied()
     }
 
-    /// Moves the dead events back among the pending ones, in enqueue order; costs this
-    /// endpoint's own pending and dead events.
+    /// Moves the dead events back in front of the pending ones and returns them. A dead event
+    /// always precedes every pending event of its endpoint, and the dead list is in enqueue order:
+    /// an event dies only as the head, after every earlier event settled, and only a replay,
+    /// which revives all dead events at once, makes an earlier event pending again. So putting
+    /// the revived events first restores enqueue order (`pause.replay-order`) in O(k).
     pub fn revive_dead(&mut self) -> Vec<EventKey> {
-        let mut revived = std::mem::take(&mut self.dead);
-        revived.sort_unstable();
-        let mut merged = VecDeque::with_capacity(self.pending.len() + revived.len());
-        let mut pending = std::mem::take(&mut self.pending).into_iter().peekable();
-        let mut dead = revived.iter().copied().peekable();
-        loop {
-            let next = match (pending.peek(), dead.peek()) {
-                (Some(p), Some(d)) if d < p => dead.next(),
-                (Some(_), _) => pending.next(),
-                (None, _) => dead.next(),
-            };
-            match next {
-                Some(key) => merged.push_back(key),
-                None => break,
-            }
+        let revived = std::mem::take(&mut self.dead);
+        debug_assert!(revived.is_sorted(), "dead events die in enqueue order");
+        debug_assert!(
+            revived
+                .last()
+                .zip(self.pending.front())
+                .is_none_or(|(d, p)| d < p),
+            "dead events precede pending ones"
+        );
+        for key in revived.iter().rev() {
+            self.pending.push_front(*key);
         }
-        self.pending = merged;
         revived
     }
 }

@@ -137,15 +137,6 @@ impl Dispatcher {
         }
     }
 
-    pub fn policy(&self) -> &RetryPolicy {
-        &self.policy
-    }
-
-    /// Number of events ever enqueued.
-    pub fn event_count(&self) -> usize {
-        self.events.len()
-    }
-
     fn endpoint_key(&self, endpoint_id: &str) -> Result<EndpointKey, Error> {
         self.endpoint_keys
             .get(endpoint_id)

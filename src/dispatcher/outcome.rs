@@ -38,10 +38,6 @@ impl Outcomes {
         }
         Ok(Outcomes(list))
     }
-
-    pub fn as_slice(&self) -> &[u16] {
-        &self.0
-    }
 }
 
 /// The part of a script an event can use, as the dispatcher stores it: attempt *n* never exceeds

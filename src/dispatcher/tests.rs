@@ -203,8 +203,9 @@ fn errors_are_values_and_change_nothing() {
     assert_eq!(d.status("nope"), Err(Error::UnknownEvent));
     assert_eq!(d.disable("nope"), Err(Error::UnknownEndpoint));
     assert_eq!(d.enable(0, "nope", true), Err(Error::UnknownEndpoint));
-    assert_eq!(d.event_count(), 1);
+    assert_eq!(d.status("e").map(|s| s.attempts), Ok(0));
     assert_eq!(records(&mut d, 0), vec!["e #1 200 delivered"]);
+    assert_eq!(d.status("f"), Err(Error::UnknownEvent));
 }
 
 #[test]
