@@ -1,6 +1,10 @@
 //! `cargo test --test conformance`: one libtest-mimic trial per case, named `<suite>::<case id>`,
 //! plus `corpus::*` trials that check the corpus against the spec.
 //!
+//! `HOOKCHECK_IMPL="<command>"` checks that implementation (spec/protocol.md) instead of the
+//! reference; `HOOKCHECK_PER_CASE=1` starts it once per case, `HOOKCHECK_TIMEOUT` sets the
+//! seconds per case. Cases of parts it does not declare are listed as ignored.
+//!
 //! Trials are listed from a text scan of the case files and each file is parsed only when one
 //! of its cases runs, so `--list`, nextest and `--exact` stay fast; a file that does not parse
 //! fails its own trials with file:line:column and the reason.
@@ -10,11 +14,12 @@ use hookcheck::compare::Scope;
 use hookcheck::corpus::{Corpus, coverage, problems};
 use hookcheck::runner::{Verdict, check};
 use hookcheck::spec;
-use hookcheck::target::{Reference, Target};
+use hookcheck::target::{Options, ProcessTarget, Reference, Target};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 /// A case file, parsed at most once, by whichever trial needs it first.
 struct LazyFile {
@@ -36,7 +41,29 @@ fn main() -> ExitCode {
         eprintln!("conformance: cannot enter the package folder: {e}");
         return ExitCode::from(2);
     }
-    let target: Arc<dyn Target + Send> = Arc::new(Reference);
+    let target: Arc<dyn Target + Send> = match std::env::var("HOOKCHECK_IMPL") {
+        Ok(command) if !command.trim().is_empty() => {
+            let mut options = Options {
+                per_case: std::env::var("HOOKCHECK_PER_CASE").is_ok_and(|v| v == "1"),
+                ..Options::default()
+            };
+            if let Ok(t) = std::env::var("HOOKCHECK_TIMEOUT") {
+                match t.parse::<f64>() {
+                    Ok(s) if s.is_finite() && s > 0.0 => {
+                        options.timeout = Duration::from_secs_f64(s)
+                    }
+                    _ => {
+                        eprintln!(
+                            "conformance: HOOKCHECK_TIMEOUT must be a positive number of seconds"
+                        );
+                        return ExitCode::from(2);
+                    }
+                }
+            }
+            Arc::new(ProcessTarget::start(&command, options))
+        }
+        _ => Arc::new(Reference),
+    };
     let scope = Scope::Full;
     let mut trials = Vec::new();
     match case::discover(Path::new("cases")) {
@@ -78,6 +105,8 @@ fn case_trials(file: &Arc<LazyFile>, target: &Arc<dyn Target + Send>, scope: Sco
             },
         )];
     }
+    // A case of a part the implementation does not declare is not applicable: listed, ignored.
+    let applicable = file.source.part.is_none_or(|p| target.parts().contains(&p));
     file.source
         .ids
         .iter()
@@ -86,6 +115,7 @@ fn case_trials(file: &Arc<LazyFile>, target: &Arc<dyn Target + Send>, scope: Sco
             Trial::test(format!("{suite}::{id}"), move || {
                 run_case(&file, target.as_ref(), &id, scope)
             })
+            .with_ignored_flag(!applicable)
         })
         .collect()
 }

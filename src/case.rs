@@ -169,6 +169,8 @@ pub struct Source {
     pub path: PathBuf,
     pub suite: String,
     pub ids: Vec<String>,
+    /// The file's `part:` line, as a text scan sees it.
+    pub part: Option<Part>,
 }
 
 /// Every `*.yaml`/`*.yml` file below `root`, sorted by path; the suite is the first folder
@@ -196,10 +198,17 @@ pub fn discover(root: &Path) -> Result<Vec<Source>, LoadError> {
                         .map(|_| first.as_os_str().to_string_lossy().into_owned())
                 })
                 .unwrap_or_else(|| "cases".to_string());
-            let ids = std::fs::read_to_string(&path)
-                .map(|text| scan_ids(&text))
-                .unwrap_or_default();
-            Source { path, suite, ids }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let part = text
+                .lines()
+                .find_map(|l| l.strip_prefix("part:"))
+                .and_then(|p| Part::parse(p.split('#').next().unwrap_or("").trim()));
+            Source {
+                ids: scan_ids(&text),
+                path,
+                suite,
+                part,
+            }
         })
         .collect())
 }

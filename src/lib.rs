@@ -16,12 +16,14 @@
 //! ```
 
 pub mod case;
+pub mod check;
 pub mod compare;
 pub mod corpus;
 pub mod dispatcher;
 pub mod input;
 pub mod ops;
 pub mod prng;
+pub mod report;
 pub mod runner;
 pub mod spec;
 pub mod target;

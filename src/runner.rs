@@ -1,9 +1,10 @@
 //! Runs cases on a target and turns what comes back into a verdict; the one runner behind
 //! `cargo test`, `hookcheck check` and `hookcheck fuzz`.
 
-use crate::case::Case;
+use crate::case::{Case, Origin, Part};
 use crate::compare::{Scope, compare, render};
 use crate::target::{Failure, Target};
+use rayon::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -44,5 +45,47 @@ pub fn check(target: &dyn Target, case: &Case, scope: Scope) -> Verdict {
             case.line,
             case.name()
         )),
+    }
+}
+
+/// Which cases a run takes: each filter that is set must match.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub parts: Vec<Part>,
+    pub rules: Vec<String>,
+    pub origins: Vec<Origin>,
+    /// Substrings of `<suite>::<id>`; a case matches if it contains any.
+    pub patterns: Vec<String>,
+}
+
+impl Selection {
+    pub fn matches(&self, case: &Case) -> bool {
+        let name = case.name();
+        (self.parts.is_empty() || self.parts.contains(&case.part))
+            && (self.rules.is_empty() || case.rules.iter().any(|r| self.rules.contains(r)))
+            && (self.origins.is_empty() || self.origins.contains(&case.origin))
+            && (self.patterns.is_empty() || self.patterns.iter().any(|p| name.contains(p.as_str())))
+    }
+
+    /// A run of brief cases only compares what the brief states.
+    pub fn scope(&self) -> Scope {
+        if !self.origins.is_empty() && self.origins.iter().all(|o| *o == Origin::Brief) {
+            Scope::BriefOnly
+        } else {
+            Scope::Full
+        }
+    }
+}
+
+/// Checks every case on `target` with `jobs` cases in flight; verdicts come back in case order.
+pub fn check_all(target: &dyn Target, cases: &[Case], scope: Scope, jobs: usize) -> Vec<Verdict> {
+    let run = || cases.par_iter().map(|c| check(target, c, scope)).collect();
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+    {
+        Ok(pool) => pool.install(run),
+        // No pool (threads exhausted): the same work, one case at a time.
+        Err(_) => cases.iter().map(|c| check(target, c, scope)).collect(),
     }
 }

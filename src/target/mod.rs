@@ -1,6 +1,11 @@
 //! Targets: what runs a case's operations on a fresh dispatcher and hands back the results.
 //! The built-in reference is one target; implementations in other processes are others.
 
+mod child;
+mod process;
+
+pub use process::{Hello, Options, PROTOCOL, ProcessTarget};
+
 use crate::case::{Case, Part};
 use serde_json::Value;
 use std::fmt;

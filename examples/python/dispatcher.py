@@ -1,0 +1,191 @@
+"""A Python solution of the brief "Webhook Dispatcher: Retries, Ordering and Pausing", written
+the way a Python user would write it, from spec/dispatcher.md (clarifications included).
+
+    hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py examples/python/dispatcher.py"
+"""
+
+MAX_ATTEMPTS = 6
+WAITS = [30, 60, 120, 240, 300]  # after failure 1, 2, 3, 4, 5
+TS_LIMIT = 2**53 - 1
+
+ARITY = {
+    "register": 2,
+    "enqueue": 3,
+    "process": 0,
+    "status": 1,
+    "disable": 1,
+    "enable": 2,
+    "dead_letters": 0,
+}
+
+
+class DispatchError(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def is_int(x):
+    return type(x) is int  # bool is a subclass of int: excluded on purpose
+
+
+class Event:
+    def __init__(self, event_id, endpoint_id, outcomes, order, due_at):
+        self.id = event_id
+        self.endpoint_id = endpoint_id
+        self.outcomes = outcomes
+        self.order = order
+        self.due_at = due_at
+        self.attempts = 0
+        self.state = "pending"  # pending | delivered | dead
+
+
+class Endpoint:
+    def __init__(self, url):
+        self.url = url
+        self.disabled = False
+        self.pending = []  # events in enqueue order; pending[0] is the head
+
+
+class Dispatcher:
+    def __init__(self):
+        self.endpoints = {}
+        self.events = {}
+        self.dead_letters = []
+        self.next_order = 0
+
+    def register(self, ts, endpoint_id, url):
+        if endpoint_id in self.endpoints:
+            raise DispatchError("duplicate endpoint")
+        self.endpoints[endpoint_id] = Endpoint(url)
+        return True
+
+    def enqueue(self, ts, endpoint_id, event_id, outcomes):
+        if endpoint_id not in self.endpoints:
+            raise DispatchError("unknown endpoint")
+        if event_id in self.events:
+            raise DispatchError("duplicate event")
+        event = Event(event_id, endpoint_id, list(outcomes), self.next_order, ts)
+        self.next_order += 1
+        self.events[event_id] = event
+        self.endpoints[endpoint_id].pending.append(event)
+        return "queued"
+
+    def process(self, ts):
+        records = []
+        while True:
+            candidates = [
+                ep.pending[0]
+                for ep in self.endpoints.values()
+                if not ep.disabled and ep.pending and ep.pending[0].due_at <= ts
+            ]
+            if not candidates:
+                return records
+            event = min(candidates, key=lambda e: (e.due_at, e.order))
+            records.append(self.attempt(event, ts))
+
+    def attempt(self, event, ts):
+        event.attempts += 1
+        n = event.attempts
+        status = event.outcomes[min(n, len(event.outcomes)) - 1]
+        prefix = f"{event.id} #{n} {status}"
+        if 200 <= status <= 299:
+            event.state = "delivered"
+            self.endpoints[event.endpoint_id].pending.pop(0)
+            return f"{prefix} delivered"
+        retryable = status in (0, 408, 429) or 500 <= status <= 599
+        if retryable and n < MAX_ATTEMPTS:
+            event.due_at = ts + WAITS[n - 1]
+            return f"{prefix} retry at {event.due_at}"
+        event.state = "dead"
+        self.dead_letters.append(event)
+        self.endpoints[event.endpoint_id].pending.pop(0)
+        return f"{prefix} dead"
+
+    def status(self, ts, event_id):
+        event = self.events.get(event_id)
+        if event is None:
+            raise DispatchError("unknown event")
+        state = event.state
+        next_at = None
+        if state == "pending":
+            if self.endpoints[event.endpoint_id].disabled:
+                state = "held"
+            else:
+                next_at = event.due_at
+        return {"state": state, "attempts": event.attempts, "next_attempt_at": next_at}
+
+    def disable(self, ts, endpoint_id):
+        endpoint = self.endpoints.get(endpoint_id)
+        if endpoint is None:
+            raise DispatchError("unknown endpoint")
+        if endpoint.disabled:
+            raise DispatchError("already disabled")
+        endpoint.disabled = True
+        return True
+
+    def enable(self, ts, endpoint_id, replay_dead):
+        endpoint = self.endpoints.get(endpoint_id)
+        if endpoint is None:
+            raise DispatchError("unknown endpoint")
+        if not endpoint.disabled:
+            raise DispatchError("not disabled")
+        endpoint.disabled = False
+        if replay_dead:
+            revived = [e for e in self.dead_letters if e.endpoint_id == endpoint_id]
+            self.dead_letters = [e for e in self.dead_letters if e.endpoint_id != endpoint_id]
+            for event in revived:
+                event.state = "pending"
+                event.attempts = 0
+            endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)
+        for event in endpoint.pending:
+            event.due_at = ts
+        return True
+
+    def list_dead_letters(self, ts):
+        return [e.id for e in self.dead_letters]
+
+
+def check_arguments(name, args):
+    """Argument checks in the spec's order; raises DispatchError."""
+    strings = {"register": (0, 1), "enqueue": (0, 1), "status": (0,), "disable": (0,), "enable": (0,)}
+    for i in strings.get(name, ()):
+        if not isinstance(args[i], str):
+            raise DispatchError("invalid arguments")
+    if name == "enqueue":
+        outcomes = args[2]
+        if not isinstance(outcomes, list) or not outcomes:
+            raise DispatchError("invalid outcomes")
+        for s in outcomes:
+            if not is_int(s) or not (s == 0 or 100 <= s <= 599):
+                raise DispatchError("invalid outcomes")
+    if name == "enable" and type(args[1]) is not bool:
+        raise DispatchError("invalid arguments")
+
+
+def apply(dispatcher, op):
+    if not isinstance(op, list):
+        raise DispatchError("invalid arguments")
+    if not op or not isinstance(op[0], str) or op[0] not in ARITY:
+        raise DispatchError("unknown operation")
+    name = op[0]
+    if len(op) != ARITY[name] + 2:
+        raise DispatchError("invalid arguments")
+    ts = op[1]
+    if not is_int(ts) or abs(ts) > TS_LIMIT:
+        raise DispatchError("invalid arguments")
+    args = op[2:]
+    check_arguments(name, args)
+    method = "list_dead_letters" if name == "dead_letters" else name
+    return getattr(dispatcher, method)(ts, *args)
+
+
+def run(operations):
+    dispatcher = Dispatcher()
+    results = []
+    for op in operations:
+        try:
+            results.append(apply(dispatcher, op))
+        except DispatchError as e:
+            results.append(f"error: {e.code}")
+    return results

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Serve a Python solution of the brief to hookcheck (spec/protocol.md, lines mode).
+
+    hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py mysolution.py"
+
+The solution is any Python file defining run(operations) -> list. It may also define
+HOOKCHECK_PARTS = ["retries", "ordering"] to declare the parts it implements (all three by
+default; --parts overrides both). Standard library only.
+
+Anything the solution prints goes to stderr, so it cannot corrupt the protocol on stdout. An
+exception escaping run() is answered as "errored" with its traceback; the adapter keeps serving.
+"""
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+PROTOCOL = 1
+PARTS = ("retries", "ordering", "pause")
+
+
+def load(path):
+    name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"hookcheck adapter: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "run", None)):
+        raise SystemExit(f"hookcheck adapter: {path} defines no run(operations) function")
+    return module
+
+
+def main():
+    parser = argparse.ArgumentParser(description="Serve a Python run(operations) to hookcheck.")
+    parser.add_argument("solution", help="Python file defining run(operations)")
+    parser.add_argument("--parts", help="comma-separated parts to declare (default: all three)")
+    parser.add_argument("--name", help="name shown in reports (default: the file name)")
+    args = parser.parse_args()
+
+    # The protocol owns the real stdout; everything else printed goes to stderr.
+    out = sys.stdout
+    sys.stdout = sys.stderr
+    module = load(args.solution)
+    parts = args.parts.split(",") if args.parts else list(getattr(module, "HOOKCHECK_PARTS", PARTS))
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown:
+        raise SystemExit(f"hookcheck adapter: unknown parts {unknown}; use {', '.join(PARTS)}")
+
+    def send(message):
+        out.write(json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n")
+        out.flush()
+
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            send({
+                "type": "hello",
+                "protocol": PROTOCOL,
+                "name": args.name or os.path.basename(args.solution),
+                "language": "python",
+                "version": sys.version.split()[0],
+                "parts": parts,
+            })
+        elif kind == "run":
+            seq = message.get("seq")
+            try:
+                results = module.run(message["operations"])
+                send({"type": "results", "seq": seq, "results": list(results)})
+            except Exception as e:  # the solution's bug, reported for this case only
+                send({
+                    "type": "errored",
+                    "seq": seq,
+                    "message": f"{type(e).__name__}: {e}",
+                    "traceback": traceback.format_exc(),
+                })
+        elif kind == "stop":
+            return
+        # Unknown message types are ignored, as the protocol asks.
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+//! `hookcheck check`: load the corpus, select cases, run them on a target, report. Front end for
+//! the runner; `main.rs` only parses flags into [`CheckOptions`].
+
+use crate::case::Case;
+use crate::corpus::Corpus;
+use crate::report::{self, Style};
+use crate::runner::{Selection, check_all};
+use crate::target::{Options, ProcessTarget, Reference, Target};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+pub struct CheckOptions {
+    pub cases: PathBuf,
+    /// The implementation's command; `None` checks the built-in reference.
+    pub implementation: Option<String>,
+    pub target: Options,
+    pub selection: Selection,
+    pub jobs: usize,
+    pub format: Format,
+    pub junit: Option<PathBuf>,
+    pub color: bool,
+    pub verbose: bool,
+}
+
+/// A problem with the run's configuration (exit status 2), as opposed to failing cases.
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+/// Runs the check and writes its report; `Ok(true)` when every selected case passed.
+pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
+    let corpus = Corpus::load(&opts.cases);
+    if !corpus.errors.is_empty() {
+        let errors: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
+        return Err(ConfigError(format!(
+            "the case corpus does not load:\n{}",
+            errors.join("\n")
+        )));
+    }
+    let cases: Vec<Case> = corpus
+        .cases
+        .into_iter()
+        .filter(|c| opts.selection.matches(c))
+        .collect();
+    if cases.is_empty() {
+        return Err(ConfigError(format!(
+            "no case in {} matches the filters",
+            opts.cases.display()
+        )));
+    }
+    let started = Instant::now();
+    let target: Box<dyn Target> = match &opts.implementation {
+        None => Box::new(Reference),
+        Some(command) => Box::new(ProcessTarget::start(command, opts.target.clone())),
+    };
+    let scope = opts.selection.scope();
+    let style = Style { color: opts.color };
+    let io = |e: std::io::Error| ConfigError(format!("cannot write the report: {e}"));
+    if opts.format == Format::Human {
+        let mut parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();
+        if parts.is_empty() {
+            parts.push("none");
+        }
+        writeln!(
+            out,
+            "hookcheck check: {} (parts: {})",
+            target.describe(),
+            parts.join(", ")
+        )
+        .map_err(io)?;
+        let brief = if scope == crate::compare::Scope::BriefOnly {
+            "; brief rules only, steps fixed by clarifications are not compared"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "{} cases, {} at a time{brief}\n",
+            cases.len(),
+            opts.jobs
+        )
+        .map_err(io)?;
+    }
+    let verdicts = check_all(target.as_ref(), &cases, scope, opts.jobs);
+    // Stop the implementation's processes before reporting, so the time counts them too.
+    drop(target);
+    let seconds = started.elapsed().as_secs_f64();
+    match opts.format {
+        Format::Human => {
+            for (c, v) in cases.iter().zip(&verdicts) {
+                write!(out, "{}", report::human_case(c, v, style, opts.verbose)).map_err(io)?;
+            }
+            write!(
+                out,
+                "{}",
+                report::human_summary(&cases, &verdicts, style, seconds)
+            )
+            .map_err(io)?;
+        }
+        Format::Json => {
+            for (c, v) in cases.iter().zip(&verdicts) {
+                writeln!(out, "{}", report::json_case(c, v)).map_err(io)?;
+            }
+            writeln!(out, "{}", report::json_summary(&cases, &verdicts, seconds)).map_err(io)?;
+        }
+    }
+    if let Some(path) = &opts.junit {
+        std::fs::write(path, report::junit(&cases, &verdicts, seconds))
+            .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let (_, total) = report::tally_by_part(&cases, &verdicts);
+    Ok(total.success())
+}

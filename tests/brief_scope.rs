@@ -1,0 +1,66 @@
+//! `--origin brief` checks only what the brief states: an implementation that decides every
+//! clarification differently passes it, and fails the full corpus.
+
+use hookcheck::case::{Case, Origin};
+use hookcheck::corpus::Corpus;
+use hookcheck::runner::{Selection, Verdict, check_all};
+use hookcheck::target::{Options, ProcessTarget};
+use std::path::Path;
+
+fn run(selection: &Selection) -> (Vec<Case>, Vec<Verdict>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = Corpus::load(&root.join("cases"));
+    assert!(corpus.errors.is_empty(), "{:?}", corpus.errors);
+    let cases: Vec<Case> = corpus
+        .cases
+        .into_iter()
+        .filter(|c| selection.matches(c))
+        .collect();
+    let command = format!(
+        "python3 {} {}",
+        root.join("harness/adapters/python/hookcheck_adapter.py")
+            .display(),
+        root.join("tests/fakes/clarification_variant.py").display()
+    );
+    let target = ProcessTarget::start(&command, Options::default());
+    let verdicts = check_all(&target, &cases, selection.scope(), 2);
+    (cases, verdicts)
+}
+
+#[test]
+fn clarification_variant_passes_the_brief_only_run() {
+    let selection = Selection {
+        origins: vec![Origin::Brief],
+        ..Selection::default()
+    };
+    let (cases, verdicts) = run(&selection);
+    assert!(cases.len() >= 40, "only {} brief cases", cases.len());
+    for (c, v) in cases.iter().zip(&verdicts) {
+        assert_eq!(v, &Verdict::Passed, "{}", c.name());
+    }
+}
+
+#[test]
+fn clarification_variant_fails_the_full_run() {
+    let (cases, verdicts) = run(&Selection::default());
+    let failed: Vec<String> = cases
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| matches!(v, Verdict::Failed(_)))
+        .map(|(c, _)| c.name())
+        .collect();
+    // Clarification cases fail, and so do brief cases on their `clarified` steps (which the
+    // brief-only run above does not compare).
+    assert!(failed.len() >= 10, "{failed:?}");
+    let origin_of = |name: &String| cases.iter().find(|c| &c.name() == name).map(|c| c.origin);
+    assert!(
+        failed
+            .iter()
+            .any(|n| origin_of(n) == Some(Origin::Clarification)),
+        "{failed:?}"
+    );
+    assert!(
+        failed.iter().any(|n| origin_of(n) == Some(Origin::Brief)),
+        "{failed:?}"
+    );
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""A misbehaving implementation for the fault tests: it answers like examples/python/dispatcher.py
+except for cases whose name contains PATTERN, where it commits FAULT.
+
+    fake_impl.py FAULT PATTERN
+"""
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
+import dispatcher  # noqa: E402
+
+fault, pattern = sys.argv[1], sys.argv[2]
+out = sys.stdout
+
+
+def send(text):
+    out.write(text + "\n")
+    out.flush()
+
+
+if fault == "exit-at-start":
+    sys.stderr.write("fake: refusing to start\n")
+    sys.exit(3)
+
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "hello":
+        send(json.dumps({"type": "hello", "protocol": 1, "name": "fake", "language": "python",
+                         "version": "0", "parts": ["retries", "ordering", "pause"]}))
+        continue
+    if msg["type"] == "stop":
+        break
+    seq, ops = msg["seq"], msg["operations"]
+    results = dispatcher.run(ops)
+    answer = {"type": "results", "seq": seq, "results": results}
+    if pattern not in msg["case"]:
+        send(json.dumps(answer))
+        continue
+    sys.stderr.write(f"fake: committing {fault} on {msg['case']}\n")
+    sys.stderr.flush()
+    if fault == "crash":
+        raise RuntimeError("fake crash")
+    elif fault == "hang":
+        time.sleep(3600)
+    elif fault == "not-json":
+        send("this is not json")
+    elif fault == "wrong-count":
+        answer["results"] = results[:-1]
+        send(json.dumps(answer))
+    elif fault == "wrong-seq":
+        answer["seq"] = seq + 100
+        send(json.dumps(answer))
+    elif fault == "partial-line":
+        out.write(json.dumps(answer)[:10])
+        out.flush()
+        time.sleep(3600)
+    elif fault == "partial-exit":
+        out.write(json.dumps(answer)[:10])
+        out.flush()
+        sys.exit(0)
+    elif fault == "flood-stderr":
+        chunk = "x" * 1023 + "\n"
+        for _ in range(20 * 1024):  # 20 MiB, far beyond any pipe buffer
+            sys.stderr.write(chunk)
+        sys.stderr.write("fake: flood done\n")
+        sys.stderr.flush()
+        send(json.dumps(answer))
+    elif fault == "flood-and-hang":
+        for _ in range(20 * 1024):
+            sys.stderr.write("y" * 1023 + "\n")
+        sys.stderr.write("fake: now hanging\n")
+        sys.stderr.flush()
+        time.sleep(3600)
+    elif fault == "errored":
+        send(json.dumps({"type": "errored", "seq": seq, "message": "ValueError: nope",
+                         "traceback": "Traceback (most recent call last):\n  fake\nValueError: nope"}))
+    elif fault == "skipped":
+        send(json.dumps({"type": "skipped", "seq": seq, "reason": "not today"}))

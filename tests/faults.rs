@@ -1,0 +1,188 @@
+//! Fault tolerance of the process target (`spec/protocol.md`, "Faults"): a fake implementation
+//! misbehaves on chosen cases; each fault errors that case with the stderr tail, the process is
+//! replaced, the other cases still pass, and nothing hangs.
+
+use hookcheck::case::Case;
+use hookcheck::compare::Scope;
+use hookcheck::corpus::Corpus;
+use hookcheck::runner::{Verdict, check_all};
+use hookcheck::target::{Options, ProcessTarget};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A handful of ordering cases: small, fast, and one of them is the victim.
+fn cases() -> Vec<Case> {
+    let corpus = Corpus::load(&root().join("cases"));
+    assert!(corpus.errors.is_empty(), "{:?}", corpus.errors);
+    let cases: Vec<Case> = corpus
+        .cases
+        .into_iter()
+        .filter(|c| c.suite == "ordering")
+        .collect();
+    assert!(cases.len() >= 5);
+    cases
+}
+
+const VICTIM: &str = "ordering-brief-example";
+
+fn run(fault: &str, options: Options, jobs: usize) -> (Vec<Case>, Vec<Verdict>, Duration) {
+    let command = format!(
+        "python3 {} {fault} {VICTIM}",
+        root().join("tests/fakes/fake_impl.py").display()
+    );
+    let cases = cases();
+    let started = Instant::now();
+    let target = ProcessTarget::start(&command, options);
+    let verdicts = check_all(&target, &cases, Scope::Full, jobs);
+    drop(target);
+    (cases, verdicts, started.elapsed())
+}
+
+fn quick() -> Options {
+    Options {
+        timeout: Duration::from_millis(1500),
+        ..Options::default()
+    }
+}
+
+/// The victim errored with `needle` in its report; every other case passed.
+#[track_caller]
+fn assert_only_victim_errored(fault: &str, needle: &str) {
+    let (cases, verdicts, took) = run(fault, quick(), 2);
+    for (c, v) in cases.iter().zip(&verdicts) {
+        if c.id == VICTIM {
+            match v {
+                Verdict::Errored(m) => {
+                    assert!(m.contains(needle), "{fault}: report lacks {needle:?}:\n{m}");
+                    assert!(
+                        m.contains("cases/ordering/ordering.yaml"),
+                        "{fault}: no file:\n{m}"
+                    );
+                }
+                other => panic!("{fault}: victim should be errored, got {other:?}"),
+            }
+        } else {
+            assert_eq!(v, &Verdict::Passed, "{fault}: {} should pass", c.name());
+        }
+    }
+    assert!(took < Duration::from_secs(20), "{fault}: took {took:?}");
+}
+
+#[test]
+fn crash_is_errored_with_the_traceback_on_stderr() {
+    assert_only_victim_errored("crash", "RuntimeError: fake crash");
+}
+
+#[test]
+fn hang_times_out() {
+    assert_only_victim_errored("hang", "no answer within 1.5 s");
+}
+
+#[test]
+fn non_json_answer() {
+    assert_only_victim_errored("not-json", "answer is not JSON");
+}
+
+#[test]
+fn wrong_number_of_results() {
+    assert_only_victim_errored("wrong-count", "4 results for 5 operations");
+}
+
+#[test]
+fn wrong_sequence_number() {
+    assert_only_victim_errored("wrong-seq", "expected seq");
+}
+
+#[test]
+fn partial_line_then_silence() {
+    assert_only_victim_errored("partial-line", "no answer within");
+}
+
+#[test]
+fn partial_line_then_exit() {
+    assert_only_victim_errored("partial-exit", "unfinished line");
+}
+
+#[test]
+fn flood_then_hang_shows_the_stderr_tail() {
+    assert_only_victim_errored("flood-and-hang", "fake: now hanging");
+}
+
+#[test]
+fn stderr_flood_does_not_block_a_correct_answer() {
+    let (_, verdicts, _) = run("flood-stderr", quick(), 2);
+    assert!(
+        verdicts.iter().all(|v| *v == Verdict::Passed),
+        "{verdicts:?}"
+    );
+}
+
+#[test]
+fn errored_and_skipped_answers_keep_the_process() {
+    let (cases, verdicts, _) = run("errored", quick(), 1);
+    let victim = cases
+        .iter()
+        .position(|c| c.id == VICTIM)
+        .unwrap_or(usize::MAX);
+    match verdicts.get(victim) {
+        Some(Verdict::Errored(m)) => assert!(
+            m.contains("ValueError: nope") && m.contains("Traceback"),
+            "{m}"
+        ),
+        other => panic!("expected errored, got {other:?}"),
+    }
+    let (_, verdicts, _) = run("skipped", quick(), 1);
+    assert!(
+        verdicts.contains(&Verdict::Skipped("not today".to_string())),
+        "{verdicts:?}"
+    );
+}
+
+#[test]
+fn exit_at_start_errors_until_the_restart_cap_then_not_run() {
+    let options = Options {
+        max_restarts: 2,
+        ..quick()
+    };
+    let (_, verdicts, took) = run("exit-at-start", options, 1);
+    let errored: Vec<&Verdict> = verdicts
+        .iter()
+        .filter(|v| matches!(v, Verdict::Errored(_)))
+        .collect();
+    assert_eq!(errored.len(), 3, "{verdicts:?}");
+    if let Some(Verdict::Errored(m)) = errored.first() {
+        assert!(
+            m.contains("exited (exit status: 3)") && m.contains("fake: refusing to start"),
+            "{m}"
+        );
+    }
+    assert!(
+        verdicts[3..]
+            .iter()
+            .all(|v| matches!(v, Verdict::NotRun(_))),
+        "{verdicts:?}"
+    );
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[test]
+fn per_case_mode_runs_a_process_per_case() {
+    let script = root().join("tests/fakes/per_case.py");
+    let target = ProcessTarget::start(
+        &format!("python3 {}", script.display()),
+        Options {
+            per_case: true,
+            ..quick()
+        },
+    );
+    let cases = cases();
+    let verdicts = check_all(&target, &cases, Scope::Full, 2);
+    assert!(
+        verdicts.iter().all(|v| *v == Verdict::Passed),
+        "{verdicts:?}"
+    );
+}
