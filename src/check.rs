@@ -79,41 +79,61 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         } else {
             ""
         };
-        writeln!(
-            out,
-            "{} cases, {} at a time{brief}\n",
-            cases.len(),
-            opts.jobs
-        )
-        .map_err(io)?;
+        let plural = if cases.len() == 1 { "case" } else { "cases" };
+        let n = cases.len();
+        writeln!(out, "{n} {plural}, {} at a time{brief}\n", opts.jobs).map_err(io)?;
+    }
+    if opts.format == Format::Json {
+        let parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();
+        let scope = if scope == crate::compare::Scope::BriefOnly {
+            "brief"
+        } else {
+            "full"
+        };
+        let start = serde_json::json!({"event": "start", "target": target.describe(),
+            "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope});
+        writeln!(out, "{start}").map_err(io)?;
     }
     let verdicts = check_all(target.as_ref(), &cases, scope, opts.jobs);
     // Stop the implementation's processes before reporting, so the time counts them too.
     drop(target);
     let seconds = started.elapsed().as_secs_f64();
-    match opts.format {
-        Format::Human => {
-            for (c, v) in cases.iter().zip(&verdicts) {
-                write!(out, "{}", report::human_case(c, v, style, opts.verbose)).map_err(io)?;
-            }
-            write!(
-                out,
-                "{}",
-                report::human_summary(&cases, &verdicts, style, seconds)
-            )
-            .map_err(io)?;
-        }
-        Format::Json => {
-            for (c, v) in cases.iter().zip(&verdicts) {
-                writeln!(out, "{}", report::json_case(c, v)).map_err(io)?;
-            }
-            writeln!(out, "{}", report::json_summary(&cases, &verdicts, seconds)).map_err(io)?;
-        }
-    }
+    let (_, total) = report::tally_by_part(&cases, &verdicts);
     if let Some(path) = &opts.junit {
         std::fs::write(path, report::junit(&cases, &verdicts, seconds))
             .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))?;
     }
-    let (_, total) = report::tally_by_part(&cases, &verdicts);
-    Ok(total.success())
+    match write_report(opts, &cases, &verdicts, style, seconds, out) {
+        // A reader that stopped early (`| head`) does not change the verdict.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(io(e)),
+        _ => Ok(total.success()),
+    }
+}
+
+fn write_report(
+    opts: &CheckOptions,
+    cases: &[Case],
+    verdicts: &[crate::runner::Verdict],
+    style: Style,
+    seconds: f64,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    match opts.format {
+        Format::Human => {
+            for (c, v) in cases.iter().zip(verdicts) {
+                write!(out, "{}", report::human_case(c, v, style, opts.verbose))?;
+            }
+            write!(
+                out,
+                "{}",
+                report::human_summary(cases, verdicts, style, seconds)
+            )
+        }
+        Format::Json => {
+            for (c, v) in cases.iter().zip(verdicts) {
+                writeln!(out, "{}", report::json_case(c, v))?;
+            }
+            writeln!(out, "{}", report::json_summary(cases, verdicts, seconds))
+        }
+    }
 }

@@ -25,6 +25,7 @@ pub mod ops;
 pub mod prng;
 pub mod report;
 pub mod runner;
+pub mod serve;
 pub mod spec;
 pub mod target;
 

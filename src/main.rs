@@ -44,6 +44,13 @@ enum Command {
     /// Exit status: 0 when every selected case passes, 1 when any fails, errors or is not run,
     /// 2 for usage or configuration errors.
     Check(Box<CheckArgs>),
+    /// Serve the reference dispatcher over the implementation protocol (spec/protocol.md), for
+    /// checking and timing the process path: `hookcheck check --impl "hookcheck serve"`.
+    Serve {
+        /// Per-case mode: read one operations array from stdin, print the results, exit.
+        #[arg(long)]
+        per_case: bool,
+    },
     /// Print, for every rule of spec/dispatcher.md, how many cases cite it, and the rules no case
     /// covers. Exits 1 when a rule is uncovered or a case file does not load.
     Coverage {
@@ -148,6 +155,27 @@ fn main() -> ExitCode {
         Command::Run { file, input } => run(file, input),
         Command::Check(args) => check(*args),
         Command::Coverage { cases } => coverage(&cases),
+        Command::Serve { per_case } => serve(per_case),
+    }
+}
+
+fn serve(per_case: bool) -> ExitCode {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = if per_case {
+        let mut input = String::new();
+        io::Read::read_to_string(&mut io::stdin(), &mut input)
+            .map_err(|e| e.to_string())
+            .and_then(|_| hookcheck::serve::serve_once(&input, &mut out))
+    } else {
+        hookcheck::serve::serve_lines(io::stdin().lock(), &mut out).map_err(|e| e.to_string())
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hookcheck serve: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

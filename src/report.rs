@@ -178,8 +178,22 @@ pub fn human_summary(cases: &[Case], verdicts: &[Verdict], style: Style, seconds
     };
     let _ = writeln!(
         out,
-        "\n{verdict}: {} passed, {} failed, {} errored, {} not run ({seconds:.2} s)",
-        total.passed, total.failed, total.errored, total.not_run
+        "\n{} cases in {seconds:.2} s: {} failed, {} errored, {} not run, {} skipped, {} not applicable",
+        cases.len(),
+        total.failed,
+        total.errored,
+        total.not_run,
+        total.skipped,
+        total.not_applicable
+    );
+    // The closing line in the conventional `N passed, N failed, N skipped` form, where failed
+    // counts every case that did not pass for a fault of the implementation's.
+    let _ = writeln!(
+        out,
+        "{verdict}: {} passed, {} failed, {} skipped",
+        total.passed,
+        total.failed + total.errored + total.not_run,
+        total.skipped + total.not_applicable
     );
     out
 }

@@ -1,0 +1,96 @@
+//! Cost of checking through the implementation protocol.
+//!
+//! `cargo bench --bench protocol` reports:
+//! - the per-case overhead of the lines protocol: the same small case run many times through
+//!   `hookcheck serve` (the reference behind the protocol, so the implementation's own work is
+//!   the in-process figure) minus the in-process reference's time for it;
+//! - the same through the Python adapter with a `run` that does nothing, the floor for Python;
+//! - the wall time of a full check of `examples/python/dispatcher.py` through the adapter,
+//!   processes started and stopped included, median of 5.
+
+use hookcheck::case::Case;
+use hookcheck::compare::Scope;
+use hookcheck::corpus::Corpus;
+use hookcheck::runner::check_all;
+use hookcheck::target::{Options, ProcessTarget, Reference, Target};
+use std::path::Path;
+use std::time::Instant;
+
+const ROUNDS: usize = 20_000;
+
+fn per_case_micros(target: &dyn Target, case: &Case, rounds: usize) -> f64 {
+    let start = Instant::now();
+    for _ in 0..rounds {
+        let results = target.run(case).expect("the case runs");
+        assert_eq!(results.len(), case.steps.len());
+    }
+    start.elapsed().as_secs_f64() * 1e6 / rounds as f64
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = Corpus::load(&root.join("cases"));
+    assert!(corpus.errors.is_empty(), "{:?}", corpus.errors);
+    let case = corpus
+        .cases
+        .iter()
+        .find(|c| c.id == "brief-worked-example")
+        .expect("the worked example case exists")
+        .clone();
+
+    let reference = per_case_micros(&Reference, &case, ROUNDS);
+    let serve = ProcessTarget::start(
+        &format!("{} serve", env!("CARGO_BIN_EXE_hookcheck")),
+        Options::default(),
+    );
+    let lines = per_case_micros(&serve, &case, ROUNDS);
+    drop(serve);
+    let adapter = root.join("harness/adapters/python/hookcheck_adapter.py");
+    let trivial = std::env::temp_dir().join("hookcheck_trivial_impl.py");
+    std::fs::write(
+        &trivial,
+        "def run(operations):\n    return [None] * len(operations)\n",
+    )
+    .expect("temp file");
+    let python = ProcessTarget::start(
+        &format!("python3 {} {}", adapter.display(), trivial.display()),
+        Options::default(),
+    );
+    let python_trivial = per_case_micros(&python, &case, ROUNDS / 4);
+    drop(python);
+
+    println!(
+        "per case, {} operations, one process, sequential:",
+        case.steps.len()
+    );
+    println!("  in-process reference          {reference:8.1} us");
+    println!(
+        "  hookcheck serve (protocol)    {lines:8.1} us   overhead {:.1} us",
+        lines - reference
+    );
+    println!("  Python adapter, empty run()   {python_trivial:8.1} us");
+
+    let example = root.join("examples/python/dispatcher.py");
+    let command = format!("python3 {} {}", adapter.display(), example.display());
+    let mut walls: Vec<f64> = (0..5)
+        .map(|_| {
+            let start = Instant::now();
+            let target = ProcessTarget::start(&command, Options::default());
+            let verdicts = check_all(&target, &corpus.cases, Scope::Full, 2);
+            drop(target);
+            assert!(
+                verdicts.iter().all(|v| v.is_success()),
+                "the Python example fails"
+            );
+            start.elapsed().as_secs_f64()
+        })
+        .collect();
+    walls.sort_by(f64::total_cmp);
+    println!(
+        "full check of examples/python/dispatcher.py ({} cases, 2 jobs): median {:.3} s (min {:.3}, max {:.3})",
+        corpus.cases.len(),
+        walls[2],
+        walls[0],
+        walls[4]
+    );
+}

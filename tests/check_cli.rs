@@ -1,0 +1,123 @@
+//! `hookcheck check` as a user runs it: exit statuses, the failure report of a buggy Python
+//! solution, and the machine-readable outputs.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn hookcheck(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("hookcheck runs")
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+#[test]
+fn reference_passes_and_usage_errors_exit_2() {
+    let ok = hookcheck(&["check"]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
+    let closing = text(&ok).lines().last().unwrap_or_default().to_string();
+    assert!(
+        closing.starts_with("PASSED: ") && closing.ends_with(" passed, 0 failed, 0 skipped"),
+        "{closing}"
+    );
+    assert_eq!(hookcheck(&["check", "no-such-case"]).status.code(), Some(2));
+    assert_eq!(
+        hookcheck(&["check", "--origin", "folklore"]).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        hookcheck(&["check", "--cases", "/nonexistent"])
+            .status
+            .code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn buggy_python_solution_gets_exactly_its_cases_with_file_and_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let original =
+        std::fs::read_to_string(root.join("examples/python/dispatcher.py")).unwrap_or_default();
+    // The bug of the brief's first complaint: the first wait is a minute.
+    let buggy = original.replace(
+        "WAITS = [30, 60, 120, 240, 300]",
+        "WAITS = [60, 60, 120, 240, 300]",
+    );
+    assert_ne!(buggy, original);
+    let dir = std::env::temp_dir().join(format!("hookcheck-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_default();
+    let solution = dir.join("mysolution.py");
+    std::fs::write(&solution, buggy).unwrap_or_default();
+    let command = format!(
+        "python3 harness/adapters/python/hookcheck_adapter.py {}",
+        solution.display()
+    );
+    let out = hookcheck(&["check", "--impl", &command, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or(Value::Null))
+        .collect();
+    assert_eq!(
+        events.first().map(|e| e["event"].clone()),
+        Some(Value::from("start"))
+    );
+    assert_eq!(
+        events.last().map(|e| e["event"].clone()),
+        Some(Value::from("summary"))
+    );
+    let failed: Vec<&Value> = events.iter().filter(|e| e["verdict"] == "failed").collect();
+    // Every case with a retryable failure followed by a retry sees it; the worked example too.
+    assert!(failed.len() >= 20, "{} failed", failed.len());
+    assert!(
+        failed
+            .iter()
+            .any(|e| e["name"] == "regressions::ticket-first-retry-a-minute-late")
+    );
+    // Cases without any retry are untouched.
+    for name in [
+        "retries::classify-permanent-statuses",
+        "ordering::ordering-ties-across-endpoints",
+    ] {
+        assert!(
+            events
+                .iter()
+                .any(|e| e["name"] == name && e["verdict"] == "passed"),
+            "{name}"
+        );
+    }
+    let human = hookcheck(&["check", "--impl", &command, "ticket-first-retry"]);
+    let report = text(&human);
+    assert!(
+        report.contains("cases/regressions/brief-part1-complaints.yaml:19: regressions::ticket-first-retry-a-minute-late"),
+        "{report}"
+    );
+    assert!(
+        report.contains("-#3 [\"process\",0] => [\"evt-1 #1 500 retry at 30\"]"),
+        "{report}"
+    );
+    assert!(
+        report.contains("+#3 [\"process\",0] => [\"evt-1 #1 500 retry at 60\"]"),
+        "{report}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn junit_report_lists_every_case() {
+    let path = std::env::temp_dir().join(format!("hookcheck-junit-{}.xml", std::process::id()));
+    let path_text = path.display().to_string();
+    let out = hookcheck(&["check", "--junit", &path_text, "--part", "ordering"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let xml = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(xml.starts_with("<?xml"), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 9, "{xml}");
+    let _ = std::fs::remove_file(&path);
+}
