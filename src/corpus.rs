@@ -76,6 +76,21 @@ pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) 
     (out, uncovered)
 }
 
+/// `hookcheck lint`: every problem of the corpus under `root`, one per line, then a count line;
+/// and the number of problems.
+pub fn lint(root: &Path) -> (String, usize) {
+    let corpus = Corpus::load(root);
+    let mut found: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
+    found.extend(problems(&corpus.cases, &crate::spec::rules()));
+    let mut text: String = found.iter().map(|p| format!("{p}\n")).collect();
+    text.push_str(&format!(
+        "{} cases: {} problems\n",
+        corpus.cases.len(),
+        found.len()
+    ));
+    (text, found.len())
+}
+
 /// Problems that make the corpus untrustworthy, each as `file:line: message`.
 pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
     let mut out = Vec::new();

@@ -156,6 +156,27 @@ fn not_json(e: &serde_json::Error, line_offset: usize) -> RunError {
     }
 }
 
+/// Operations from text holding a JSON array of them, or one operation per line.
+pub fn parse_operations(text: &str) -> Result<Vec<Value>, RunError> {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    if first.is_empty() {
+        return Err(RunError::Empty);
+    }
+    if detect(first.trim()) == Format::Lines {
+        let mut ops = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if !line.trim().is_empty() {
+                ops.push(serde_json::from_str(line).map_err(|e| not_json(&e, i))?);
+            }
+        }
+        return Ok(ops);
+    }
+    match serde_json::from_str(text).map_err(|e| not_json(&e, 0))? {
+        Value::Array(ops) => Ok(ops),
+        other => Err(RunError::NotArray(kind(&other))),
+    }
+}
+
 fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

@@ -121,3 +121,65 @@ fn junit_report_lists_every_case() {
     assert_eq!(xml.matches("<testcase ").count(), 9, "{xml}");
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn record_writes_an_unreviewed_case_that_lint_rejects_until_reviewed() {
+    let dir = std::env::temp_dir().join(format!("hookcheck-record-{}", std::process::id()));
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(cases.join("regressions")).unwrap_or_default();
+    let ops = dir.join("ticket.json");
+    std::fs::write(
+        &ops,
+        r#"[["register",0,"shop","u"],["enqueue",0,"shop","e",[500,200]],["process",0]]"#,
+    )
+    .unwrap_or_default();
+    let file = cases.join("regressions").join("t.yaml");
+    let (ops_arg, file_arg) = (ops.display().to_string(), file.display().to_string());
+    let out = hookcheck(&[
+        "record",
+        "--id",
+        "ticket-9",
+        "--ticket",
+        "SUP-9",
+        "--rule",
+        "retry.wait-schedule",
+        "--out",
+        &file_arg,
+        &ops_arg,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let written = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(written.contains("recorded: unreviewed"), "{written}");
+    assert!(
+        written.contains(r#"expect: ["e #1 500 retry at 30"]"#),
+        "{written}"
+    );
+    // Never overwrites.
+    let again = hookcheck(&[
+        "record", "--id", "ticket-9", "--ticket", "SUP-9", "--out", &file_arg, &ops_arg,
+    ]);
+    assert_eq!(again.status.code(), Some(2));
+    let cases_arg = cases.display().to_string();
+    let lint = hookcheck(&["lint", "--cases", &cases_arg]);
+    assert_eq!(lint.status.code(), Some(1), "{}", text(&lint));
+    assert!(
+        text(&lint).contains("t.yaml:5: case ticket-9: recorded from the reference"),
+        "{}",
+        text(&lint)
+    );
+    std::fs::write(
+        &file,
+        written.replace("recorded: unreviewed", "recorded: reviewed"),
+    )
+    .unwrap_or_default();
+    let lint = hookcheck(&["lint", "--cases", &cases_arg]);
+    assert_eq!(lint.status.code(), Some(0), "{}", text(&lint));
+    assert_eq!(hookcheck(&["lint"]).status.code(), Some(0));
+    assert_eq!(
+        hookcheck(&["record", "--id", "Bad Id", "--ticket", "x", &ops_arg])
+            .status
+            .code(),
+        Some(2)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

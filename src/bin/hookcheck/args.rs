@@ -1,0 +1,239 @@
+//! The command line's flags and subcommands (clap); `main.rs` turns them into library calls.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use hookcheck::case::{Origin, Part};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "hookcheck",
+    version,
+    about = "Reference webhook dispatcher and conformance kit"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run operations on the reference dispatcher and print one result per operation.
+    ///
+    /// Input is either the brief's JSON array of operations, answered with a JSON array, or one
+    /// operation per line (JSON lines), answered one result per line and streamed, for inputs of
+    /// any size.
+    Run {
+        /// File to read; `-` or nothing reads standard input.
+        file: Option<PathBuf>,
+        /// Input format; `auto` picks `lines` when the first line is one whole operation.
+        #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
+        input: InputFormat,
+    },
+    /// Check an implementation against every case (the built-in reference by default).
+    ///
+    /// Exit status: 0 when every selected case passes, 1 when any fails, errors or is not run,
+    /// 2 for usage or configuration errors.
+    Check(Box<CheckArgs>),
+    /// Differential fuzzing: random operation sequences on the implementation and on the
+    /// reference; the first mismatch is shrunk and printed as a case file.
+    ///
+    /// Exit status: 0 when no mismatch was found, 1 when one was, 2 for usage errors.
+    Fuzz(Box<FuzzArgs>),
+    /// Turn a JSON operations list (from a ticket) into a case file whose expectations are the
+    /// reference's results, marked `recorded: unreviewed` until a person checks them.
+    Record {
+        /// The new case's id (lower-case letters, digits, dashes).
+        #[arg(long)]
+        id: String,
+        /// The ticket the operations come from.
+        #[arg(long)]
+        ticket: String,
+        /// JSON array of operations, or one operation per line; `-` or nothing reads stdin.
+        file: Option<PathBuf>,
+        /// One-line title [default: "Recorded from ticket <TICKET>"].
+        #[arg(long)]
+        title: Option<String>,
+        /// Rule ids the case checks (comma-separated or repeated).
+        #[arg(long, value_delimiter = ',')]
+        rule: Vec<String>,
+        /// Write the case file here instead of stdout (never overwrites).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Validate every case file: parsing, unique ids, known rule ids, brief/clarification marks,
+    /// no unreviewed recorded case. Exits 1 on any problem.
+    Lint {
+        /// The cases folder.
+        #[arg(long, default_value = "cases")]
+        cases: PathBuf,
+    },
+    /// Serve the reference dispatcher over the implementation protocol (spec/protocol.md), for
+    /// checking and timing the process path: `hookcheck check --impl "hookcheck serve"`.
+    Serve {
+        /// Per-case mode: read one operations array from stdin, print the results, exit.
+        #[arg(long)]
+        per_case: bool,
+    },
+    /// Print, for every rule of spec/dispatcher.md, how many cases cite it, and the rules no case
+    /// covers. Exits 1 when a rule is uncovered or a case file does not load.
+    Coverage {
+        /// The cases folder.
+        #[arg(long, default_value = "cases")]
+        cases: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Only cases whose name (`<suite>::<id>`) contains one of these.
+    pub patterns: Vec<String>,
+    /// The implementation's command, run by `sh -c`; it speaks spec/protocol.md. Without it,
+    /// the built-in reference is checked.
+    #[arg(long = "impl", value_name = "COMMAND")]
+    pub implementation: Option<String>,
+    /// Start the command once per case: operations on stdin, results on stdout, no handshake.
+    #[arg(long)]
+    pub per_case: bool,
+    /// Parts a --per-case implementation implements (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "PART",
+        default_value = "retries,ordering,pause"
+    )]
+    pub parts: Vec<PartArg>,
+    /// Cases in flight at once, each in its own implementation process [default: cores].
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// Seconds an implementation may take for one case.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Implementation processes killed for faults before the remaining cases are not run.
+    #[arg(long, default_value_t = 10)]
+    pub max_restarts: usize,
+    /// Only cases of these parts (comma-separated or repeated).
+    #[arg(long = "part", value_delimiter = ',', value_name = "PART")]
+    pub only_parts: Vec<PartArg>,
+    /// Only cases citing one of these rule ids.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub rule: Vec<String>,
+    /// Only cases of these origins; `--origin brief` alone checks only what the brief states.
+    #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
+    pub origin: Vec<OriginArg>,
+    /// The cases folder.
+    #[arg(long, default_value = "cases")]
+    pub cases: PathBuf,
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+    /// Also write a JUnit XML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+    /// Also list passed and skipped cases.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+#[derive(clap::Args)]
+pub struct FuzzArgs {
+    /// The implementation's command (see `check --impl`).
+    #[arg(long = "impl", value_name = "COMMAND")]
+    pub implementation: String,
+    /// Seed of the generator [default: from the clock, printed].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// How many sequences to try at most.
+    #[arg(long, default_value_t = 100_000)]
+    pub cases: u64,
+    /// Longest sequence, in operations.
+    #[arg(long, default_value_t = 40)]
+    pub max_ops: usize,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<f64>,
+    /// Seconds the shrinker may take.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    pub shrink_time: f64,
+    /// Shrink the first N failing sequences and print the smallest result.
+    #[arg(long, default_value_t = 5)]
+    pub findings: usize,
+    /// Also write the shrunk case file into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Sequences in flight at once [default: cores].
+    #[arg(long, short)]
+    pub jobs: Option<usize>,
+    /// Seconds an implementation may take for one sequence.
+    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    pub timeout: f64,
+    /// Start the command once per sequence (see `check --per-case`).
+    #[arg(long)]
+    pub per_case: bool,
+    /// Parts a --per-case implementation implements.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "PART",
+        default_value = "retries,ordering,pause"
+    )]
+    pub parts: Vec<PartArg>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum PartArg {
+    Retries,
+    Ordering,
+    Pause,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum OriginArg {
+    Brief,
+    Clarification,
+    Regression,
+    Fuzz,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum InputFormat {
+    Auto,
+    Array,
+    Lines,
+}
+
+impl PartArg {
+    pub fn part(self) -> Part {
+        match self {
+            PartArg::Retries => Part::Retries,
+            PartArg::Ordering => Part::Ordering,
+            PartArg::Pause => Part::Pause,
+        }
+    }
+}
+
+impl OriginArg {
+    pub fn origin(self) -> Origin {
+        match self {
+            OriginArg::Brief => Origin::Brief,
+            OriginArg::Clarification => Origin::Clarification,
+            OriginArg::Regression => Origin::Regression,
+            OriginArg::Fuzz => Origin::Fuzz,
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! The `hookcheck` command line: wiring only; the work lives in the library.
+
+mod args;
+
+use args::{CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, InputFormat, PartArg};
+use clap::Parser;
+use hookcheck::check::{self as checking, CheckOptions};
+use hookcheck::corpus::{Corpus, coverage_report};
+use hookcheck::fuzz::FuzzOptions;
+use hookcheck::input::{Format, RunError, run_stream};
+use hookcheck::runner::Selection;
+use hookcheck::target::{Options, ProcessTarget, Target};
+use std::fs::File;
+use std::io::IsTerminal;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run { file, input } => run(file, input),
+        Command::Check(args) => check(*args),
+        Command::Coverage { cases } => coverage(&cases),
+        Command::Serve { per_case } => serve(per_case),
+        Command::Fuzz(args) => fuzz(*args),
+        Command::Record {
+            id,
+            ticket,
+            file,
+            title,
+            rule,
+            out,
+        } => record(&id, &ticket, file, title, &rule, out),
+        Command::Lint { cases } => lint(&cases),
+    }
+}
+
+fn seconds(value: f64, flag: &str) -> Result<Duration, ExitCode> {
+    if value.is_finite() && value > 0.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        eprintln!("hookcheck: {flag} must be a positive number of seconds");
+        Err(ExitCode::from(2))
+    }
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn fuzz(args: FuzzArgs) -> ExitCode {
+    let (timeout, shrink_time) = match (
+        seconds(args.timeout, "--timeout"),
+        seconds(args.shrink_time, "--shrink-time"),
+    ) {
+        (Ok(t), Ok(s)) => (t, s),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let time = match args.time.map(|t| seconds(t, "--time")).transpose() {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_000)
+    });
+    let jobs = args.jobs.unwrap_or_else(cores).max(1);
+    let target = ProcessTarget::start(
+        &args.implementation,
+        Options {
+            timeout,
+            max_restarts: 10,
+            per_case: args.per_case,
+            parts: args.parts.iter().map(|p| p.part()).collect(),
+        },
+    );
+    let parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();
+    println!(
+        "hookcheck fuzz: {} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
+        target.describe(),
+        parts.join(", "),
+        args.cases,
+        args.max_ops
+    );
+    let opts = FuzzOptions {
+        seed,
+        cases: args.cases,
+        max_ops: args.max_ops,
+        time,
+        jobs,
+        shrink_time,
+        findings: args.findings,
+    };
+    let progress = |n: u64, found: usize, s: f64| {
+        eprintln!(
+            "fuzz: {n} sequences, {:.0}/s, {found} failing so far ({s:.0} s)",
+            n as f64 / s
+        )
+    };
+    let report = hookcheck::fuzz::fuzz(&target, &opts, &progress);
+    print!("{}", report.human(seed, &target.describe()));
+    let Some(finding) = report.finding else {
+        return if report.stopped.is_some() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
+    };
+    let file = finding.case_file(seed, &target.describe());
+    println!("{file}");
+    if let Some(dir) = args.out {
+        let path = dir.join(format!("{}.yaml", finding.case.id));
+        match std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, &file)) {
+            Ok(()) => println!("written to {}", path.display()),
+            Err(e) => {
+                eprintln!("hookcheck fuzz: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    ExitCode::from(1)
+}
+
+fn record(
+    id: &str,
+    ticket: &str,
+    file: Option<PathBuf>,
+    title: Option<String>,
+    rules: &[String],
+    out: Option<PathBuf>,
+) -> ExitCode {
+    let text = match file.filter(|p| p.as_os_str() != "-") {
+        Some(path) => std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display())),
+        None => {
+            let mut t = String::new();
+            io::Read::read_to_string(&mut io::stdin(), &mut t)
+                .map(|_| t)
+                .map_err(|e| format!("cannot read stdin: {e}"))
+        }
+    };
+    let file = match text
+        .and_then(|t| hookcheck::record::record(&t, id, ticket, title.as_deref(), rules))
+    {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("hookcheck record: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let Some(path) = out else {
+        print!("{file}");
+        return ExitCode::SUCCESS;
+    };
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut f| io::Write::write_all(&mut f, file.as_bytes()));
+    match written {
+        Ok(()) => {
+            eprintln!(
+                "hookcheck record: wrote {} (recorded: unreviewed; check each expect against spec/dispatcher.md)",
+                path.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("hookcheck record: cannot create {}: {e}", path.display());
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn lint(cases: &Path) -> ExitCode {
+    let (text, problems) = hookcheck::corpus::lint(cases);
+    print!("{text}");
+    if problems == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn serve(per_case: bool) -> ExitCode {
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    let result = if per_case {
+        let mut input = String::new();
+        io::Read::read_to_string(&mut io::stdin(), &mut input)
+            .map_err(|e| e.to_string())
+            .and_then(|_| hookcheck::serve::serve_once(&input, &mut out))
+    } else {
+        hookcheck::serve::serve_lines(io::stdin().lock(), &mut out).map_err(|e| e.to_string())
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("hookcheck serve: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn check(args: CheckArgs) -> ExitCode {
+    let part = |p: &PartArg| p.part();
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        eprintln!("hookcheck check: --timeout must be a positive number of seconds");
+        return ExitCode::from(2);
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let color = match args.color {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
+    let opts = CheckOptions {
+        cases: args.cases,
+        implementation: args.implementation,
+        target: Options {
+            timeout: Duration::from_secs_f64(args.timeout),
+            max_restarts: args.max_restarts,
+            per_case: args.per_case,
+            parts: args.parts.iter().map(part).collect(),
+        },
+        selection: Selection {
+            parts: args.only_parts.iter().map(part).collect(),
+            rules: args.rule,
+            origins: args.origin.iter().map(|o| o.origin()).collect(),
+            patterns: args.patterns,
+        },
+        jobs: jobs.max(1),
+        format: match args.format {
+            FormatArg::Human => checking::Format::Human,
+            FormatArg::Json => checking::Format::Json,
+        },
+        junit: args.junit,
+        color,
+        verbose: args.verbose,
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match hookcheck::check::run(&opts, &mut out) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            let _ = out.flush();
+            eprintln!("hookcheck check: {}", e.0);
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn coverage(cases: &Path) -> ExitCode {
+    let corpus = Corpus::load(cases);
+    for e in &corpus.errors {
+        eprintln!("hookcheck coverage: {e}");
+    }
+    let (table, uncovered) = coverage_report(&corpus.cases, &hookcheck::spec::rules());
+    print!("{table}");
+    if uncovered.is_empty() && corpus.errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
+    let format = match input {
+        InputFormat::Auto => Format::Auto,
+        InputFormat::Array => Format::Array,
+        InputFormat::Lines => Format::Lines,
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let result = match file.filter(|p| p.as_os_str() != "-") {
+        Some(path) => match File::open(&path) {
+            Ok(f) => run_stream(BufReader::new(f), &mut out, format),
+            Err(e) => {
+                eprintln!("hookcheck run: cannot open {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => run_stream(io::stdin().lock(), &mut out, format),
+    };
+    let flushed = out.flush();
+    match (result, flushed) {
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Err(RunError::Io(e)), _) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        (Err(e), _) => {
+            eprintln!("hookcheck run: {e}");
+            ExitCode::from(2)
+        }
+        (Ok(()), Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        (Ok(()), Err(e)) => {
+            eprintln!("hookcheck run: cannot write output: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
