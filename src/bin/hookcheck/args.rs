@@ -83,12 +83,11 @@ pub enum Command {
     },
 }
 
+/// How to run an implementation: shared by `check` and `fuzz`.
 #[derive(clap::Args)]
-pub struct CheckArgs {
-    /// Only cases whose name (`<suite>::<id>`) contains one of these.
-    pub patterns: Vec<String>,
-    /// The implementation's command, run by `sh -c`; it speaks spec/protocol.md. Without it,
-    /// the built-in reference is checked.
+pub struct ImplArgs {
+    /// The implementation's command, run by `sh -c`; it speaks spec/protocol.md. `check`
+    /// without it checks the built-in reference.
     #[arg(long = "impl", value_name = "COMMAND")]
     pub implementation: Option<String>,
     /// Start the command once per case: operations on stdin, results on stdout, no handshake.
@@ -111,6 +110,14 @@ pub struct CheckArgs {
     /// Implementation processes killed for faults before the remaining cases are not run.
     #[arg(long, default_value_t = 10)]
     pub max_restarts: usize,
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// Only cases whose name (`<suite>::<id>`) contains one of these.
+    pub patterns: Vec<String>,
+    #[command(flatten)]
+    pub run: ImplArgs,
     /// Only cases of these parts (comma-separated or repeated).
     #[arg(long = "part", value_delimiter = ',', value_name = "PART")]
     pub only_parts: Vec<PartArg>,
@@ -139,9 +146,8 @@ pub struct CheckArgs {
 
 #[derive(clap::Args)]
 pub struct FuzzArgs {
-    /// The implementation's command (see `check --impl`).
-    #[arg(long = "impl", value_name = "COMMAND")]
-    pub implementation: String,
+    #[command(flatten)]
+    pub run: ImplArgs,
     /// Seed of the generator [default: from the clock, printed].
     #[arg(long)]
     pub seed: Option<u64>,
@@ -163,23 +169,6 @@ pub struct FuzzArgs {
     /// Also write the shrunk case file into this folder.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Sequences in flight at once [default: cores].
-    #[arg(long, short)]
-    pub jobs: Option<usize>,
-    /// Seconds an implementation may take for one sequence.
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
-    pub timeout: f64,
-    /// Start the command once per sequence (see `check --per-case`).
-    #[arg(long)]
-    pub per_case: bool,
-    /// Parts a --per-case implementation implements.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "PART",
-        default_value = "retries,ordering,pause"
-    )]
-    pub parts: Vec<PartArg>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

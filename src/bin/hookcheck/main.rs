@@ -2,7 +2,7 @@
 
 mod args;
 
-use args::{CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, InputFormat, PartArg};
+use args::{CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, ImplArgs, InputFormat};
 use clap::Parser;
 use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, coverage_report};
@@ -46,17 +46,33 @@ fn seconds(value: f64, flag: &str) -> Result<Duration, ExitCode> {
     }
 }
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+impl ImplArgs {
+    /// The process target's options and the number of jobs, or a usage error.
+    fn options(&self) -> Result<(Options, usize), ExitCode> {
+        let options = Options {
+            timeout: seconds(self.timeout, "--timeout")?,
+            max_restarts: self.max_restarts,
+            per_case: self.per_case,
+            parts: self.parts.iter().map(|p| p.part()).collect(),
+        };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Ok((options, self.jobs.unwrap_or(cores).max(1)))
+    }
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
-    let (timeout, shrink_time) = match (
-        seconds(args.timeout, "--timeout"),
+    let ((options, jobs), shrink_time) = match (
+        args.run.options(),
         seconds(args.shrink_time, "--shrink-time"),
     ) {
-        (Ok(t), Ok(s)) => (t, s),
+        (Ok(o), Ok(s)) => (o, s),
         (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let Some(command) = &args.run.implementation else {
+        eprintln!(
+            "hookcheck fuzz: --impl is required: the implementation to compare with the reference"
+        );
+        return ExitCode::from(2);
     };
     let time = match args.time.map(|t| seconds(t, "--time")).transpose() {
         Ok(t) => t,
@@ -67,16 +83,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_000)
     });
-    let jobs = args.jobs.unwrap_or_else(cores).max(1);
-    let target = ProcessTarget::start(
-        &args.implementation,
-        Options {
-            timeout,
-            max_restarts: 10,
-            per_case: args.per_case,
-            parts: args.parts.iter().map(|p| p.part()).collect(),
-        },
-    );
+    let target = ProcessTarget::start(command, options);
     let parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();
     println!(
         "hookcheck fuzz: {} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
@@ -206,14 +213,10 @@ fn serve(per_case: bool) -> ExitCode {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
-    let part = |p: &PartArg| p.part();
-    if !(args.timeout.is_finite() && args.timeout > 0.0) {
-        eprintln!("hookcheck check: --timeout must be a positive number of seconds");
-        return ExitCode::from(2);
-    }
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let (target, jobs) = match args.run.options() {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -223,20 +226,15 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     let opts = CheckOptions {
         cases: args.cases,
-        implementation: args.implementation,
-        target: Options {
-            timeout: Duration::from_secs_f64(args.timeout),
-            max_restarts: args.max_restarts,
-            per_case: args.per_case,
-            parts: args.parts.iter().map(part).collect(),
-        },
+        implementation: args.run.implementation,
+        target,
         selection: Selection {
-            parts: args.only_parts.iter().map(part).collect(),
+            parts: args.only_parts.iter().map(|p| p.part()).collect(),
             rules: args.rule,
             origins: args.origin.iter().map(|o| o.origin()).collect(),
             patterns: args.patterns,
         },
-        jobs: jobs.max(1),
+        jobs,
         format: match args.format {
             FormatArg::Human => checking::Format::Human,
             FormatArg::Json => checking::Format::Json,
