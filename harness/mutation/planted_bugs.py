@@ -46,7 +46,9 @@ BUGS = {
          "if !matches!(self.events[key.index()].lifecycle, Lifecycle::Pending { .. }) { self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts }; }"),
     ],
     "replayed events go to the back of the queue": [
-        ("src/dispatcher/endpoint.rs", "(Some(p), Some(d)) if d < p => dead.next(),", "(Some(_), Some(_)) => pending.next(),"),
+        ("src/dispatcher/endpoint.rs",
+         "for key in revived.iter().rev() {\n            self.pending.push_front(*key);",
+         "for key in revived.iter() {\n            self.pending.push_back(*key);"),
     ],
     "unblocked event waits for the next call": [
         ("src/dispatcher/process.rs",
