@@ -82,6 +82,9 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         let plural = if cases.len() == 1 { "case" } else { "cases" };
         let n = cases.len();
         writeln!(out, "{n} {plural}, {} at a time{brief}\n", opts.jobs).map_err(io)?;
+        if let Some(warning) = target.warning() {
+            writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
+        }
     }
     if opts.format == Format::Json {
         let parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();

@@ -92,6 +92,9 @@ impl Style {
     fn green(self, t: &str) -> String {
         self.paint("1;32", t)
     }
+    pub fn warn(self, t: &str) -> String {
+        self.yellow(t)
+    }
     fn dim(self, t: &str) -> String {
         self.paint("2", t)
     }

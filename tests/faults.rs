@@ -143,6 +143,24 @@ fn errored_and_skipped_answers_keep_the_process() {
 }
 
 #[test]
+fn failed_handshake_is_reported_before_any_case() {
+    let command = format!(
+        "python3 {} exit-at-start x",
+        root().join("tests/fakes/fake_impl.py").display()
+    );
+    let target = ProcessTarget::start(&command, quick());
+    let warning = hookcheck::target::Target::warning(&target).unwrap_or_default();
+    assert!(
+        warning.contains("did not complete the handshake"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("exit status: 3") && warning.contains("fake: refusing to start"),
+        "{warning}"
+    );
+}
+
+#[test]
 fn exit_at_start_errors_until_the_restart_cap_then_not_run() {
     let options = Options {
         max_restarts: 2,

@@ -41,6 +41,10 @@ pub trait Target: Sync {
     fn parts(&self) -> Vec<Part>;
     /// Runs the case's operations, in order, on a fresh dispatcher.
     fn run(&self, case: &Case) -> Result<Vec<Value>, Failure>;
+    /// A problem seen before any case ran (a failed handshake), for the report's header.
+    fn warning(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The built-in reference dispatcher, in process.

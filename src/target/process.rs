@@ -54,6 +54,8 @@ pub struct ProcessTarget {
     command: String,
     options: Options,
     hello: Option<Hello>,
+    /// Why the first handshake failed, with the stderr tail.
+    startup_error: Option<String>,
     idle: Mutex<Vec<Session>>,
     restarts: AtomicUsize,
 }
@@ -75,16 +77,27 @@ impl ProcessTarget {
             command: command.to_string(),
             options,
             hello: None,
+            startup_error: None,
             idle: Mutex::new(Vec::new()),
             restarts: AtomicUsize::new(0),
         };
-        if !target.options.per_case
-            && let Ok((session, hello)) = target.spawn()
-        {
-            target.hello = Some(hello);
-            target.give_back(session);
+        if !target.options.per_case {
+            match target.spawn() {
+                Ok((session, hello)) => {
+                    target.hello = Some(hello);
+                    target.give_back(session);
+                }
+                Err((fault, stderr)) => {
+                    target.startup_error = Some(format!("{}\n{}", fault.0, stderr_block(&stderr)));
+                }
+            }
         }
         target
+    }
+
+    /// Why the implementation could not be started and greeted, if it could not.
+    pub fn startup_error(&self) -> Option<&str> {
+        self.startup_error.as_deref()
     }
 
     pub fn hello(&self) -> Option<&Hello> {
@@ -196,6 +209,12 @@ impl Target for ProcessTarget {
         }
     }
 
+    fn warning(&self) -> Option<String> {
+        self.startup_error
+            .as_ref()
+            .map(|e| format!("the implementation did not complete the handshake: {e}"))
+    }
+
     fn run(&self, case: &Case) -> Result<Vec<Value>, Failure> {
         if self.options.per_case {
             self.run_per_case(case)
@@ -231,9 +250,9 @@ fn stderr_block(stderr: &str) -> String {
 }
 
 fn handshake(child: &mut Child, timeout: Duration) -> Result<Hello, Fault> {
-    child
-        .send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string())
-        .map_err(|e| Fault(format!("cannot send the hello: {e}")))?;
+    // A process that exits at once closes its stdin before the hello arrives; its exit (read
+    // below) says more than the failed write.
+    let _ = child.send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string());
     let line = child.receive(timeout)?;
     let v = parse_object(&line)?;
     let bad = |why: &str| Fault(format!("bad hello: {why}: {}", clip(&line, 300)));

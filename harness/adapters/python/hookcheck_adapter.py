@@ -22,6 +22,8 @@ PARTS = ("retries", "ordering", "pause")
 
 
 def load(path):
+    if not os.path.isfile(path):
+        raise SystemExit(f"hookcheck adapter: no such file: {path}")
     name = os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
