@@ -270,7 +270,7 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
         .cases
         .into_iter()
         .map(|c| Case {
-            line: u32::try_from(c.id.referenced.line()).unwrap_or(u32::MAX),
+            line: line_of(&c.id.referenced),
             id: c.id.value,
             title: c.title,
             rules: c.rules,
@@ -282,7 +282,7 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
                 .steps
                 .into_iter()
                 .map(|s| Step {
-                    line: u32::try_from(s.op.referenced.line()).unwrap_or(u32::MAX),
+                    line: line_of(&s.op.referenced),
                     op: s.op.value,
                     expect: s.expect,
                     clarified: s.clarified,
@@ -308,6 +308,10 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
         });
     }
     Ok(cases)
+}
+
+fn line_of(location: &serde_saphyr::Location) -> u32 {
+    u32::try_from(location.line()).unwrap_or(u32::MAX)
 }
 
 /// serde-saphyr's messages may span lines (snippets) and end with the position, which

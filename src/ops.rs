@@ -50,6 +50,11 @@ const ARITY: [(&str, usize); 7] = [
     ("dead_letters", 0),
 ];
 
+/// The names of the brief's operations (and `dead_letters`).
+pub fn names() -> impl Iterator<Item = &'static str> {
+    ARITY.iter().map(|(name, _)| *name)
+}
+
 /// Decodes one operation, reporting its first fault in the order of `op.error-precedence`.
 pub fn decode(op: &Value) -> Result<Operation<'_>, Error> {
     let items = op.as_array().ok_or(Error::InvalidArguments)?;

@@ -1,27 +1,18 @@
 //! `--origin brief` checks only what the brief states: an implementation that decides every
 //! clarification differently passes it, and fails the full corpus.
 
+mod common;
+
 use hookcheck::case::{Case, Origin};
-use hookcheck::corpus::Corpus;
 use hookcheck::runner::{Selection, Verdict, check_all};
 use hookcheck::target::{Options, ProcessTarget};
-use std::path::Path;
 
 fn run(selection: &Selection) -> (Vec<Case>, Vec<Verdict>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let corpus = Corpus::load(&root.join("cases"));
-    assert!(corpus.errors.is_empty(), "{:?}", corpus.errors);
-    let cases: Vec<Case> = corpus
-        .cases
+    let cases: Vec<Case> = common::corpus()
         .into_iter()
         .filter(|c| selection.matches(c))
         .collect();
-    let command = format!(
-        "python3 {} {}",
-        root.join("harness/adapters/python/hookcheck_adapter.py")
-            .display(),
-        root.join("tests/fakes/clarification_variant.py").display()
-    );
+    let command = common::python_impl("tests/fakes/clarification_variant.py");
     let target = ProcessTarget::start(&command, Options::default());
     let verdicts = check_all(&target, &cases, selection.scope(), 2);
     (cases, verdicts)

@@ -193,16 +193,7 @@ fn errors_change_no_state() {
 
 /// A random JSON value, biased towards things that look like operations.
 fn random_value(p: &mut Prng, depth: u32) -> Value {
-    let names = [
-        "register",
-        "enqueue",
-        "process",
-        "status",
-        "disable",
-        "enable",
-        "dead_letters",
-        "x",
-    ];
+    let names: Vec<&str> = hookcheck::ops::names().chain(["x"]).collect();
     match p.below(if depth > 3 { 6 } else { 9 }) {
         0 => Value::Null,
         1 => json!(p.chance(50)),
@@ -211,7 +202,7 @@ fn random_value(p: &mut Prng, depth: u32) -> Value {
         4 => json!(["s", "t", "e1", "e2", ""][p.below(5) as usize]),
         5 => json!(u64::MAX - p.below(3)),
         6 => {
-            let mut items = vec![json!(names[p.below(names.len() as u64) as usize])];
+            let mut items = vec![json!(p.pick(&names).copied().unwrap_or("x"))];
             items.extend((0..p.below(5)).map(|_| random_value(p, depth + 1)));
             Value::Array(items)
         }

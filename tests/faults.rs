@@ -2,24 +2,18 @@
 //! misbehaves on chosen cases; each fault errors that case with the stderr tail, the process is
 //! replaced, the other cases still pass, and nothing hangs.
 
+mod common;
+
+use common::root;
 use hookcheck::case::Case;
 use hookcheck::compare::Scope;
-use hookcheck::corpus::Corpus;
 use hookcheck::runner::{Verdict, check_all};
 use hookcheck::target::{Options, ProcessTarget};
-use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// A handful of ordering cases: small, fast, and one of them is the victim.
 fn cases() -> Vec<Case> {
-    let corpus = Corpus::load(&root().join("cases"));
-    assert!(corpus.errors.is_empty(), "{:?}", corpus.errors);
-    let cases: Vec<Case> = corpus
-        .cases
+    let cases: Vec<Case> = common::corpus()
         .into_iter()
         .filter(|c| c.suite == "ordering")
         .collect();

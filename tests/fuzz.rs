@@ -2,23 +2,20 @@
 //! revived events), shrinks it to a handful of operations, and the case file it writes fails that
 //! implementation and passes the reference; the same seed gives the same result whatever --jobs.
 
+mod common;
+
 use hookcheck::case;
 use hookcheck::compare::Scope;
 use hookcheck::fuzz::{FuzzOptions, Report, fuzz};
 use hookcheck::runner::{Verdict, check};
 use hookcheck::target::{Options, ProcessTarget, Reference};
-use std::path::Path;
 use std::time::Duration;
 
 fn buggy() -> ProcessTarget {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let command = format!(
-        "python3 {} {}",
-        root.join("harness/adapters/python/hookcheck_adapter.py")
-            .display(),
-        root.join("tests/fakes/subtle_bug.py").display()
-    );
-    ProcessTarget::start(&command, Options::default())
+    ProcessTarget::start(
+        &common::python_impl("tests/fakes/subtle_bug.py"),
+        Options::default(),
+    )
 }
 
 fn run(jobs: usize) -> Report {

@@ -259,16 +259,7 @@ mod tests {
                 && text.contains(" #1 ")
                 && text.contains("dead");
         }
-        for n in [
-            "register",
-            "enqueue",
-            "process",
-            "status",
-            "disable",
-            "enable",
-            "dead_letters",
-            "frobnicate",
-        ] {
+        for n in crate::ops::names().chain(["frobnicate"]) {
             assert!(names.contains(n), "{n} never generated");
         }
         assert!(sixth, "no sixth attempt in 300 cases");
