@@ -31,6 +31,7 @@ fn rate(target: &dyn Target, cases: u64) -> f64 {
         jobs: 2,
         shrink_time: Duration::from_secs(10),
         findings: 1,
+        brief_only: false,
     };
     let report = fuzz(target, &opts, &|_, _, _| {});
     assert!(report.finding.is_none(), "no mismatch expected here");
@@ -38,7 +39,7 @@ fn rate(target: &dyn Target, cases: u64) -> f64 {
 }
 
 fn fails(target: &dyn Target, ops: &[Value]) -> bool {
-    let case = adhoc_case("bench", ops);
+    let case = adhoc_case("bench", ops, false);
     !matches!(target.run(&case), Ok(actual) if compare(&case, &actual, Scope::Full).is_ok())
 }
 

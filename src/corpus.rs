@@ -164,7 +164,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
 
 /// The clarification that fixes a step's expected result when the brief alone does not: a
 /// guard against brief cases that silently depend on hookcheck's decisions.
-fn clarification_behind(step: &crate::case::Step) -> Option<&'static str> {
+pub fn clarification_behind(step: &crate::case::Step) -> Option<&'static str> {
     let name = step
         .op
         .get(0)

@@ -16,6 +16,9 @@ pub struct Draft<'a> {
     pub operations: &'a [Value],
     /// The reference's results, one per operation.
     pub results: &'a [Value],
+    /// Per operation, the clarification that fixes its result in a brief-only case (may be
+    /// shorter than `operations`, or empty).
+    pub clarified: &'a [Option<String>],
 }
 
 /// The part a sequence needs: pause operations need `pause`; two events of one endpoint need
@@ -75,6 +78,9 @@ pub fn case_file(draft: &Draft<'_>) -> String {
         let _ = writeln!(out, "      - op: {op}");
         let result = draft.results.get(i).cloned().unwrap_or(Value::Null);
         let _ = writeln!(out, "        expect: {result}");
+        if let Some(Some(rule)) = draft.clarified.get(i) {
+            let _ = writeln!(out, "        clarified: {rule}");
+        }
     }
     out
 }
@@ -108,6 +114,7 @@ pub fn record(
         notes: "",
         operations: &operations,
         results: &results,
+        clarified: &[],
     }))
 }
 
@@ -146,6 +153,7 @@ mod tests {
             notes: "line one\nline two",
             operations: &operations,
             results: &results,
+            clarified: &[None, None, None, Some("pause.results".to_string())],
         });
         let cases =
             parse(&text, Path::new("r.yaml"), "regressions").expect("the written file parses");
@@ -156,6 +164,8 @@ mod tests {
         assert_eq!(c.operations(), operations);
         let expected: Vec<Value> = c.steps.iter().map(|s| s.expect.clone()).collect();
         assert_eq!(expected, results);
+        assert_eq!(c.steps[3].clarified.as_deref(), Some("pause.results"));
+        assert_eq!(c.steps[2].clarified, None);
     }
 
     #[test]

@@ -27,6 +27,7 @@ fn run(jobs: usize) -> Report {
         jobs,
         shrink_time: Duration::from_secs(30),
         findings: 2,
+        brief_only: false,
     };
     fuzz(&buggy(), &opts, &|_, _, _| {})
 }
@@ -67,4 +68,46 @@ fn same_seed_same_finding_whatever_the_jobs() {
     assert_eq!(a.index, b.index);
     assert_eq!(a.original, b.original);
     assert_eq!(a.shrunk, b.shrunk);
+}
+
+#[test]
+fn brief_mode_ignores_clarifications_but_not_brief_bugs() {
+    let opts = |brief_only| FuzzOptions {
+        seed: 1,
+        cases: 3_000,
+        max_ops: 40,
+        time: None,
+        jobs: 2,
+        shrink_time: Duration::from_secs(30),
+        findings: 1,
+        brief_only,
+    };
+    let variant = || {
+        ProcessTarget::start(
+            &common::python_impl("tests/fakes/clarification_variant.py"),
+            Options::default(),
+        )
+    };
+    // Decides every clarification differently: nothing to report in brief mode...
+    let brief = fuzz(&variant(), &opts(true), &|_, _, _| {});
+    assert!(brief.finding.is_none(), "{}", brief.human(1, "variant"));
+    assert_eq!(brief.cases_run, 3_000);
+    // ...and quickly caught in full mode.
+    assert!(
+        fuzz(&variant(), &opts(false), &|_, _, _| {})
+            .finding
+            .is_some()
+    );
+    // A bug against the brief itself is still found in brief mode.
+    let mut long = opts(true);
+    long.seed = 3;
+    long.cases = 30_000;
+    let found = fuzz(&buggy(), &long, &|_, _, _| {})
+        .finding
+        .expect("found in brief mode");
+    assert!(
+        found
+            .case_file(3, "subtle_bug.py")
+            .contains("clarified: pause.results")
+    );
 }

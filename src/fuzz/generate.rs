@@ -11,6 +11,9 @@ use serde_json::{Value, json};
 pub struct Generator {
     pub max_ops: usize,
     pub parts: Vec<Part>,
+    /// Stay inside what the brief defines: no duplicate or unknown ids, no `dead_letters`, only
+    /// the malformed operations whose result the brief fixes.
+    pub brief_only: bool,
 }
 
 const ENDPOINTS: [&str; 4] = ["a", "b", "c", "d"];
@@ -24,6 +27,7 @@ pub fn case_seed(seed: u64, index: u64) -> u64 {
 }
 
 struct State {
+    brief: bool,
     p: Prng,
     ts: i64,
     events: u64,
@@ -31,6 +35,8 @@ struct State {
     dues: Vec<i64>,
     shadow: Dispatcher,
     ops: Vec<Value>,
+    /// Ids of the events the shadow accepted.
+    known: Vec<String>,
 }
 
 impl Generator {
@@ -40,13 +46,16 @@ impl Generator {
         // Without ordering, every event gets an endpoint of its own, so results never depend
         // on per-endpoint ordering.
         let ordering = self.parts.contains(&Part::Ordering);
+        let brief = self.brief_only;
         let mut s = State {
+            brief,
             p: Prng::new(case_seed(seed, index)),
             ts: 0,
             events: 0,
             dues: Vec::new(),
             shadow: Dispatcher::new(),
             ops: Vec::new(),
+            known: Vec::new(),
         };
         let endpoints = 1 + s.p.below(4) as usize;
         for ep in &ENDPOINTS[..endpoints] {
@@ -66,8 +75,8 @@ impl Generator {
                 65..=71 => s.status(),
                 72..=75 if pause => s.disable(endpoints),
                 76..=81 if pause => s.enable(endpoints),
-                82..=85 => json!(["dead_letters", s.ts]),
-                86..=89 if ordering => s.register_late(),
+                82..=85 if !brief => json!(["dead_letters", s.ts]),
+                86..=89 if ordering && !brief => s.register_late(),
                 90..=94 => s.malformed(endpoints, pause),
                 _ => s.process(),
             };
@@ -80,6 +89,11 @@ impl Generator {
 impl State {
     fn push(&mut self, op: Value) {
         let result = step(&mut self.shadow, &op);
+        if result == json!("queued")
+            && let Some(id) = op.get(3).and_then(Value::as_str)
+        {
+            self.known.push(id.to_string());
+        }
         for record in result
             .as_array()
             .into_iter()
@@ -104,7 +118,7 @@ impl State {
     }
 
     fn endpoint(&mut self, endpoints: usize) -> &'static str {
-        if self.p.chance(3) {
+        if self.p.chance(3) && !self.brief {
             "zz"
         } else {
             ENDPOINTS[self.p.below(endpoints as u64) as usize]
@@ -113,7 +127,7 @@ impl State {
 
     fn enqueue(&mut self, endpoints: usize, ordering: bool) -> Value {
         self.events += 1;
-        let id = if self.p.chance(4) && self.events > 1 {
+        let id = if self.p.chance(4) && self.events > 1 && !self.brief {
             format!("e{}", 1 + self.p.below(self.events - 1))
         } else {
             format!("e{}", self.events)
@@ -177,7 +191,12 @@ impl State {
     }
 
     fn status(&mut self) -> Value {
-        let id = format!("e{}", self.p.below(self.events + 2));
+        // The brief fixes no result for an unknown id: only accepted ones in brief mode.
+        let id = match self.p.pick(&self.known) {
+            Some(id) if self.brief || self.p.chance(80) => id.clone(),
+            None if self.brief => return self.process(),
+            _ => format!("e{}", self.p.below(self.events + 2)),
+        };
         json!(["status", self.ts, id])
     }
 
@@ -200,22 +219,36 @@ impl State {
     fn malformed(&mut self, endpoints: usize, pause: bool) -> Value {
         let ts = self.ts;
         let ep = self.endpoint(endpoints);
-        // The last two forms are pause operations.
-        match self.p.below(if pause { 14 } else { 12 }) {
+        self.events += 1;
+        // A fresh id for the rejected event, so no later operation depends on it.
+        let bad = format!("bad{}", self.events);
+        // The brief fixes the results of the first forms; the ones after `brief_forms` are
+        // clarifications; the last two are pause operations.
+        let brief_forms = 8;
+        let forms = if self.brief { brief_forms } else { 14 };
+        let roll = self.p.below(if pause { forms + 2 } else { forms });
+        if roll >= forms {
+            return if roll == forms {
+                json!(["enable", ts, ep, 1])
+            } else {
+                json!(["disable", ts, ep, "extra"])
+            };
+        }
+        match roll {
             0 => json!(["process"]),
             1 => json!(["process", format!("{ts}")]),
             2 => json!(["process", ts as f64 + 0.5]),
-            3 => json!(["process", true]),
-            4 => json!(["frobnicate", ts]),
-            5 => json!([]),
-            6 => json!(5),
-            7 => json!(["enqueue", ts, ep, "bad", []]),
-            8 => json!(["enqueue", ts, ep, "bad", [600]]),
-            9 => json!(["enqueue", ts, ep, "bad", [true]]),
-            10 => json!(["register", ts, 7, "u"]),
-            11 => json!(["status", ts]),
-            12 => json!(["enable", ts, ep, 1]),
-            _ => json!(["disable", ts, ep, "extra"]),
+            3 => json!(["frobnicate", ts]),
+            4 => json!(["enqueue", ts, ep, bad, []]),
+            5 => json!(["enqueue", ts, ep, bad, [600]]),
+            6 => json!(["status", ts]),
+            7 => json!(["register", ts]),
+            8 => json!(["process", true]),
+            9 => json!([]),
+            10 => json!(5),
+            11 => json!(["enqueue", ts, ep, bad, [true]]),
+            12 => json!(["register", ts, 7, "u"]),
+            _ => json!(["status", ts, 7]),
         }
     }
 }
@@ -228,6 +261,7 @@ mod tests {
         Generator {
             max_ops: 40,
             parts: Part::ALL.to_vec(),
+            brief_only: false,
         }
     }
 
@@ -267,10 +301,25 @@ mod tests {
     }
 
     #[test]
+    fn brief_mode_stays_where_the_brief_fixes_results() {
+        let g = Generator {
+            max_ops: 40,
+            parts: Part::ALL.to_vec(),
+            brief_only: true,
+        };
+        for i in 0..300 {
+            let ops = g.case(9, i);
+            let case = super::super::adhoc_case("x", &ops, false);
+            assert!(super::super::in_brief_domain(&case), "{ops:?}");
+        }
+    }
+
+    #[test]
     fn declared_parts_limit_the_operations() {
         let g = Generator {
             max_ops: 40,
             parts: vec![Part::Retries],
+            brief_only: false,
         };
         for i in 0..200 {
             let ops = g.case(3, i);

@@ -10,6 +10,7 @@ pub use shrink::shrink;
 
 use crate::case::{Case, Origin, Step};
 use crate::compare::{Scope, compare, render};
+use crate::corpus::clarification_behind;
 use crate::record::{Draft, case_file, infer_part};
 use crate::target::{Failure, Target};
 use rayon::prelude::*;
@@ -28,6 +29,9 @@ pub struct FuzzOptions {
     pub shrink_time: Duration,
     /// How many failing sequences (the lowest-numbered) to shrink; the smallest result is kept.
     pub findings: usize,
+    /// Only what the brief states: sequences stay where the brief fixes every result, and
+    /// results fixed by clarifications (what disable and enable return) are not compared.
+    pub brief_only: bool,
 }
 
 /// How an implementation went wrong on a sequence.
@@ -49,6 +53,7 @@ pub struct Finding {
     pub case: Case,
     /// The implementation's results for the shrunk case, or why there were none.
     pub actual: Result<Vec<Value>, Failure>,
+    pub scope: Scope,
 }
 
 pub struct Report {
@@ -61,8 +66,9 @@ pub struct Report {
     pub stopped: Option<String>,
 }
 
-/// A case made of generated operations, expecting the reference's results.
-pub fn adhoc_case(id: &str, ops: &[Value]) -> Case {
+/// A case made of generated operations, expecting the reference's results. With `brief_only`,
+/// steps whose result a clarification fixes are marked `clarified`, as in a brief case file.
+pub fn adhoc_case(id: &str, ops: &[Value], brief_only: bool) -> Case {
     let results = crate::ops::run(ops);
     Case {
         id: id.to_string(),
@@ -75,11 +81,17 @@ pub fn adhoc_case(id: &str, ops: &[Value]) -> Case {
         steps: ops
             .iter()
             .zip(results)
-            .map(|(op, expect)| Step {
-                op: op.clone(),
-                expect,
-                clarified: None,
-                line: 0,
+            .map(|(op, expect)| {
+                let mut step = Step {
+                    op: op.clone(),
+                    expect,
+                    clarified: None,
+                    line: 0,
+                };
+                if brief_only {
+                    step.clarified = clarification_behind(&step).map(str::to_string);
+                }
+                step
             })
             .collect(),
         part: infer_part(ops),
@@ -89,15 +101,23 @@ pub fn adhoc_case(id: &str, ops: &[Value]) -> Case {
     }
 }
 
+/// Whether every result of the case is fixed by the brief, but for what disable and enable
+/// return (which brief-only runs do not compare).
+pub fn in_brief_domain(case: &Case) -> bool {
+    case.steps
+        .iter()
+        .all(|s| matches!(clarification_behind(s), None | Some("pause.results")))
+}
+
 enum Run {
     Fine,
     Found(Kind),
     Stop(String),
 }
 
-fn judge(target: &dyn Target, case: &Case) -> Run {
+fn judge(target: &dyn Target, case: &Case, scope: Scope) -> Run {
     match target.run(case) {
-        Ok(actual) if compare(case, &actual, Scope::Full).is_ok() => Run::Fine,
+        Ok(actual) if compare(case, &actual, scope).is_ok() => Run::Fine,
         Ok(_) => Run::Found(Kind::Mismatch),
         Err(Failure::Errored { .. }) => Run::Found(Kind::Errored),
         Err(Failure::Skipped(_)) => Run::Fine,
@@ -115,7 +135,9 @@ pub fn fuzz(
     let generator = Generator {
         max_ops: opts.max_ops,
         parts: target.parts(),
+        brief_only: opts.brief_only,
     };
+    let scope = opts.scope();
     let started = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.max(1))
@@ -137,7 +159,14 @@ pub fn fuzz(
                 .into_par_iter()
                 .map(|i| {
                     let ops = generator.case(opts.seed, i);
-                    (i, judge(target, &adhoc_case(&format!("fuzz-{i}"), &ops)))
+                    (
+                        i,
+                        judge(
+                            target,
+                            &adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only),
+                            scope,
+                        ),
+                    )
                 })
                 .collect::<Vec<_>>()
         };
@@ -189,10 +218,20 @@ fn shrink_finding(
 ) -> Finding {
     let original = generator.case(opts.seed, index);
     let started = Instant::now();
-    let mut fails = |ops: &[Value]| matches!(judge(target, &adhoc_case("shrinking", ops)), Run::Found(k) if k == kind);
+    let scope = opts.scope();
+    let mut fails = |ops: &[Value]| {
+        let case = adhoc_case("shrinking", ops, opts.brief_only);
+        // A brief-only finding must stay inside what the brief defines while it shrinks.
+        (!opts.brief_only || in_brief_domain(&case))
+            && matches!(judge(target, &case, scope), Run::Found(k) if k == kind)
+    };
     let shrunk = shrink(original.clone(), &mut fails, deadline);
     let shrink_seconds = started.elapsed().as_secs_f64();
-    let case = adhoc_case(&format!("fuzz-{}-{index}", opts.seed), &shrunk);
+    let case = adhoc_case(
+        &format!("fuzz-{}-{index}", opts.seed),
+        &shrunk,
+        opts.brief_only,
+    );
     let actual = target.run(&case);
     Finding {
         index,
@@ -202,6 +241,17 @@ fn shrink_finding(
         shrink_seconds,
         case,
         actual,
+        scope,
+    }
+}
+
+impl FuzzOptions {
+    fn scope(&self) -> Scope {
+        if self.brief_only {
+            Scope::BriefOnly
+        } else {
+            Scope::Full
+        }
     }
 }
 
@@ -256,6 +306,12 @@ impl Finding {
             self.index
         );
         let results: Vec<Value> = self.case.steps.iter().map(|s| s.expect.clone()).collect();
+        let clarified: Vec<Option<String>> = self
+            .case
+            .steps
+            .iter()
+            .map(|s| s.clarified.clone())
+            .collect();
         case_file(&Draft {
             id: &self.case.id,
             title: &title,
@@ -265,14 +321,15 @@ impl Finding {
             notes: &notes,
             operations: &self.shrunk,
             results: &results,
+            clarified: &clarified,
         })
     }
 
     /// What the implementation did with the shrunk case, in the harness's format.
     pub fn explain(&self) -> String {
         match &self.actual {
-            Ok(actual) => match compare(&self.case, actual, Scope::Full) {
-                Err(m) => render(&self.case, actual, &m, Scope::Full),
+            Ok(actual) => match compare(&self.case, actual, self.scope) {
+                Err(m) => render(&self.case, actual, &m, self.scope),
                 Ok(()) => "the shrunk case passes on a second run: the implementation is not deterministic".to_string(),
             },
             Err(e) => e.to_string(),

@@ -163,6 +163,10 @@ pub struct FuzzArgs {
     /// Seconds the shrinker may take.
     #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
     pub shrink_time: f64,
+    /// Only what the brief states: no sequence whose results depend on a clarification, and
+    /// what disable and enable return is not compared.
+    #[arg(long)]
+    pub brief: bool,
     /// Shrink the first N failing sequences and print the smallest result.
     #[arg(long, default_value_t = 5)]
     pub findings: usize,

@@ -100,6 +100,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         jobs,
         shrink_time,
         findings: args.findings,
+        brief_only: args.brief,
     };
     let progress = |n: u64, found: usize, s: f64| {
         eprintln!(
