@@ -58,6 +58,7 @@ fn main() {
     let generator = Generator {
         max_ops: 230,
         parts: buggy.parts(),
+        brief_only: false,
     };
     let failing = (0..)
         .map(|i| generator.case(5, i))
