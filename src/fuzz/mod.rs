@@ -143,7 +143,9 @@ pub fn fuzz(
         .num_threads(opts.jobs.max(1))
         .build()
         .ok();
-    let batch = (opts.jobs.max(1) * 16) as u64;
+    // A batch size that does not depend on the jobs, so even the count of sequences run is the
+    // same whatever --jobs.
+    let batch = 64;
     let mut next = 0u64;
     let mut last_progress = started;
     let mut failing: Vec<(u64, Kind)> = Vec::new();
