@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Plant plausible bugs, one at a time, in a copy of examples/python/dispatcher.py and check it
+against the corpus with the release hookcheck binary; a bug no case catches is a missing case.
+
+    cargo build --release && python3 harness/mutation/python_bugs.py
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+SOURCE = "examples/python/dispatcher.py"
+
+BUGS = {
+    "held status keeps next_attempt_at": [
+        ('state = "held"\n            else:\n                next_at = event.due_at', 'state = "held"\n            next_at = event.due_at'),
+    ],
+    "held status hides attempts": [
+        ('return {"state": state, "attempts": event.attempts, "next_attempt_at": next_at}',
+         'return {"state": state, "attempts": 0 if state == "held" else event.attempts, "next_attempt_at": next_at}'),
+    ],
+    "enable without replay resets attempts": [
+        ("        for event in endpoint.pending:\n            event.due_at = ts",
+         "        for event in endpoint.pending:\n            event.due_at = ts\n            event.attempts = 0"),
+    ],
+    "enable never moves a due time later": [
+        ("        for event in endpoint.pending:\n            event.due_at = ts",
+         "        for event in endpoint.pending:\n            event.due_at = min(event.due_at, ts)"),
+    ],
+    "enable moves only the head": [
+        ("        for event in endpoint.pending:\n            event.due_at = ts",
+         "        for event in endpoint.pending[:1]:\n            event.due_at = ts"),
+    ],
+    "disabled endpoint shows settled events as held": [
+        ('        if state == "pending":\n            if self.endpoints[event.endpoint_id].disabled:',
+         '        if self.endpoints[event.endpoint_id].disabled:\n            state = "held"\n        elif state == "pending":\n            if False:'),
+    ],
+    "replay revives every endpoint's dead": [
+        ("revived = [e for e in self.dead_letters if e.endpoint_id == endpoint_id]",
+         "revived = list(self.dead_letters)"),
+        ("self.dead_letters = [e for e in self.dead_letters if e.endpoint_id != endpoint_id]",
+         "self.dead_letters = []"),
+    ],
+    "replay leaves events in dead_letters": [
+        ("self.dead_letters = [e for e in self.dead_letters if e.endpoint_id != endpoint_id]", "pass"),
+    ],
+    "first wait indexed from the attempt after": [
+        ("event.due_at = ts + WAITS[n - 1]", "event.due_at = ts + WAITS[min(n, 4)]"),
+    ],
+    "3xx retried": [
+        ("retryable = status in (0, 408, 429) or 500 <= status <= 599",
+         "retryable = status in (0, 408, 429) or 500 <= status <= 599 or 300 <= status <= 399"),
+    ],
+    "1xx delivers": [
+        ("if 200 <= status <= 299:", "if 100 <= status <= 299:"),
+    ],
+    "last outcome does not repeat (first does)": [
+        ("status = event.outcomes[min(n, len(event.outcomes)) - 1]",
+         "status = event.outcomes[n - 1] if n <= len(event.outcomes) else event.outcomes[0]"),
+    ],
+    "ties broken by event id": [
+        ("event = min(candidates, key=lambda e: (e.due_at, e.order))",
+         "event = min(candidates, key=lambda e: (e.due_at, e.id))"),
+    ],
+    "ties broken by endpoint registration": [
+        ("event = min(candidates, key=lambda e: (e.due_at, e.order))",
+         "event = min(candidates, key=lambda e: (e.due_at, list(self.endpoints).index(e.endpoint_id)))"),
+    ],
+    "dead head does not unblock in the same call": [
+        ("    def process(self, ts):\n        records = []",
+         "    def process(self, ts):\n        records = []\n        self._blocked = set()"),
+        ("                for ep in self.endpoints.values()\n                if not ep.disabled",
+         "                for eid, ep in self.endpoints.items()\n                if eid not in self._blocked and not ep.disabled"),
+        ('        self.dead_letters.append(event)\n        self.endpoints[event.endpoint_id].pending.pop(0)',
+         '        self.dead_letters.append(event)\n        self.endpoints[event.endpoint_id].pending.pop(0)\n        self._blocked.add(event.endpoint_id)'),
+    ],
+    "replayed events keep their old due time": [
+        ("            for event in revived:\n                event.state = \"pending\"\n                event.attempts = 0",
+         "            for event in revived:\n                event.state = \"pending\"\n                event.attempts = 0\n                event.keep = event.due_at"),
+        ("        for event in endpoint.pending:\n            event.due_at = ts",
+         "        for event in endpoint.pending:\n            event.due_at = getattr(event, 'keep', ts)"),
+    ],
+    "disable drops pending events": [
+        ("        endpoint.disabled = True\n        return True",
+         "        endpoint.disabled = True\n        endpoint.pending = []\n        return True"),
+    ],
+    "enable with replay errors when nothing is dead": [
+        ("        if replay_dead:\n            revived",
+         "        if replay_dead and not any(e.endpoint_id == endpoint_id for e in self.dead_letters):\n            raise DispatchError(\"nothing to replay\")\n        if replay_dead:\n            revived"),
+    ],
+    "retry due counts from the old due time": [
+        ("event.due_at = ts + WAITS[n - 1]", "event.due_at = event.due_at + WAITS[n - 1]"),
+    ],
+    "delivered event can be enqueued again": [
+        ("        if event_id in self.events:\n            raise DispatchError(\"duplicate event\")",
+         "        if event_id in self.events and self.events[event_id].state != \"delivered\":\n            raise DispatchError(\"duplicate event\")"),
+    ],
+    "replay moves only the revived events' due times": [
+        ("            endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)\n        for event in endpoint.pending:\n            event.due_at = ts",
+         "            endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)\n            for event in revived:\n                event.due_at = ts\n            return True\n        for event in endpoint.pending:\n            event.due_at = ts"),
+    ],
+    "a waiting event reports its head's due time": [
+        ("            else:\n                next_at = event.due_at",
+         "            else:\n                next_at = self.endpoints[event.endpoint_id].pending[0].due_at"),
+    ],
+    "dead_letters in enqueue order": [
+        ("        return [e.id for e in self.dead_letters]",
+         "        return [e.id for e in sorted(self.dead_letters, key=lambda e: e.order)]"),
+    ],
+    "wait capped at 240": [
+        ("WAITS = [30, 60, 120, 240, 300]", "WAITS = [30, 60, 120, 240, 240]"),
+    ],
+    "disable forgets the endpoint's dead letters": [
+        ("        endpoint.disabled = True\n        return True",
+         "        endpoint.disabled = True\n        self.dead_letters = [e for e in self.dead_letters if e.endpoint_id != endpoint_id]\n        return True"),
+    ],
+    "status before any process shows attempts 1": [
+        ('return {"state": state, "attempts": event.attempts, "next_attempt_at": next_at}',
+         'return {"state": state, "attempts": max(event.attempts, 1), "next_attempt_at": next_at}'),
+    ],
+}
+
+
+def main():
+    root = os.getcwd()
+    binary = os.path.join(root, "target", "release", "hookcheck")
+    adapter = os.path.join(root, "harness", "adapters", "python", "hookcheck_adapter.py")
+    original = open(os.path.join(root, SOURCE)).read()
+    missed = []
+    for name, edits in BUGS.items():
+        text = original
+        for old, new in edits:
+            if old not in text:
+                print(f"{name}: edit does not apply; update this script")
+                sys.exit(2)
+            text = text.replace(old, new, 1)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "mutant.py")
+            open(path, "w").write(text)
+            run = subprocess.run(
+                [binary, "check", "--color", "never", "--impl", f"python3 {adapter} {path}"],
+                cwd=root, capture_output=True, text=True,
+            )
+        failed = [l.split()[1] for l in run.stdout.splitlines() if l.startswith(("FAIL ", "ERROR "))]
+        print(f"{name}: {len(failed)} cases fail" + (f" ({', '.join(failed[:3])}{', ...' if len(failed) > 3 else ''})" if failed else ""))
+        if run.returncode == 0:
+            missed.append(name)
+    print(f"\n{len(BUGS) - len(missed)} of {len(BUGS)} planted bugs caught")
+    sys.exit(1 if missed else 0)
+
+
+if __name__ == "__main__":
+    main()
