@@ -139,6 +139,15 @@ impl Case {
     }
 }
 
+/// Whether `id` can name a case: lower-case letters, digits and dashes, not starting with a dash
+/// (`spec/case-format.md`).
+pub fn valid_id(id: &str) -> bool {
+    id.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
 /// A case file that could not be read or parsed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoadError {

@@ -94,7 +94,7 @@ pub fn lint(root: &Path) -> (String, usize) {
 /// Problems that make the corpus untrustworthy, each as `file:line: message`.
 pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
     let mut out = Vec::new();
-    let basis = |id: &str| rules.iter().find(|r| r.id == id).map(|r| r.basis);
+    let basis = |id: &str| crate::spec::find(rules, id).map(|r| r.basis);
     let mut seen: BTreeMap<&str, &Case> = BTreeMap::new();
     for c in cases {
         let at = format!("{}:{}: case {}", c.file.display(), c.line, c.id);
@@ -105,12 +105,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
                 first.line
             ));
         }
-        let well_formed =
-            c.id.starts_with(|ch: char| ch.is_ascii_lowercase() || ch.is_ascii_digit())
-                && c.id
-                    .chars()
-                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-');
-        if !well_formed {
+        if !case::valid_id(&c.id) {
             out.push(format!(
                 "{at}: ids are lower-case letters, digits and dashes"
             ));

@@ -95,15 +95,7 @@ fn run_array(
     out: &mut impl Write,
 ) -> Result<(), RunError> {
     input.read_to_string(&mut text)?;
-    if text.trim().is_empty() {
-        return Err(RunError::Empty);
-    }
-    let value: Value = serde_json::from_str(&text).map_err(|e| not_json(&e, 0))?;
-    let ops = match value {
-        Value::Array(ops) => ops,
-        other => return Err(RunError::NotArray(kind(&other))),
-    };
-    let results = crate::ops::run(&ops);
+    let results = crate::ops::run(&parse_array(&text)?);
     write_array(out, &results)?;
     Ok(())
 }
@@ -131,15 +123,32 @@ fn run_lines(
     let first_number = skipped + 1;
     let lines = std::iter::once(Ok(first)).chain(input.lines());
     for (i, line) in lines.enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
+        if let Some(op) = parse_line(&line?, first_number + i)? {
+            writeln!(out, "{}", step(&mut d, &op))?;
         }
-        let op: Value =
-            serde_json::from_str(&line).map_err(|e| not_json(&e, first_number + i - 1))?;
-        writeln!(out, "{}", step(&mut d, &op))?;
     }
     Ok(())
+}
+
+/// One line of JSON-lines input (1-based `number` in the whole input); `None` when blank.
+fn parse_line(line: &str, number: usize) -> Result<Option<Value>, RunError> {
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    serde_json::from_str(line)
+        .map(Some)
+        .map_err(|e| not_json(&e, number - 1))
+}
+
+/// The whole input as one JSON array of operations.
+fn parse_array(text: &str) -> Result<Vec<Value>, RunError> {
+    if text.trim().is_empty() {
+        return Err(RunError::Empty);
+    }
+    match serde_json::from_str(text).map_err(|e| not_json(&e, 0))? {
+        Value::Array(ops) => Ok(ops),
+        other => Err(RunError::NotArray(kind(&other))),
+    }
 }
 
 /// `line_offset` turns serde's line within a parsed line into the line of the whole input.
@@ -165,16 +174,11 @@ pub fn parse_operations(text: &str) -> Result<Vec<Value>, RunError> {
     if detect(first.trim()) == Format::Lines {
         let mut ops = Vec::new();
         for (i, line) in text.lines().enumerate() {
-            if !line.trim().is_empty() {
-                ops.push(serde_json::from_str(line).map_err(|e| not_json(&e, i))?);
-            }
+            ops.extend(parse_line(line, i + 1)?);
         }
         return Ok(ops);
     }
-    match serde_json::from_str(text).map_err(|e| not_json(&e, 0))? {
-        Value::Array(ops) => Ok(ops),
-        other => Err(RunError::NotArray(kind(&other))),
-    }
+    parse_array(text)
 }
 
 fn kind(v: &Value) -> &'static str {

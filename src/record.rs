@@ -94,7 +94,7 @@ pub fn record(
     title: Option<&str>,
     rules: &[String],
 ) -> Result<String, String> {
-    if !valid_id(id) {
+    if !crate::case::valid_id(id) {
         return Err(
             "--id takes lower-case letters, digits and dashes, such as ticket-4711".to_string(),
         );
@@ -116,14 +116,6 @@ pub fn record(
         results: &results,
         clarified: &[],
     }))
-}
-
-/// Whether `id` can name a case (`spec/case-format.md`).
-pub fn valid_id(id: &str) -> bool {
-    id.starts_with(|c: char| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 #[cfg(test)]

@@ -232,7 +232,6 @@ pub fn json_summary(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> Strin
 /// JUnit XML: a test suite per case folder, a test case per case.
 pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> String {
     let mut suites: Vec<&str> = cases.iter().map(|c| c.suite.as_str()).collect();
-    suites.dedup();
     suites.sort_unstable();
     suites.dedup();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");

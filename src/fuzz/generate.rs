@@ -22,7 +22,7 @@ const STATUSES: [i64; 16] = [
 ];
 
 /// The seed of case `index` of a run: independent of which thread generates it.
-pub fn case_seed(seed: u64, index: u64) -> u64 {
+fn case_seed(seed: u64, index: u64) -> u64 {
     Prng::new(seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()
 }
 

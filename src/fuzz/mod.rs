@@ -5,7 +5,7 @@
 mod generate;
 mod shrink;
 
-pub use generate::{Generator, case_seed};
+pub use generate::Generator;
 pub use shrink::shrink;
 
 use crate::case::{Case, Origin, Step};
