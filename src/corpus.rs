@@ -96,8 +96,14 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
     let mut out = Vec::new();
     let basis = |id: &str| crate::spec::find(rules, id).map(|r| r.basis);
     let mut seen: BTreeMap<&str, &Case> = BTreeMap::new();
+    let retired = crate::spec::retired_case_ids(crate::spec::DISPATCHER_SPEC);
     for c in cases {
         let at = format!("{}:{}: case {}", c.file.display(), c.line, c.id);
+        if retired.contains(&c.id) {
+            out.push(format!(
+                "{at}: this id was retired (spec/dispatcher.md, \"Retired case ids\"); choose a new one"
+            ));
+        }
         if let Some(first) = seen.insert(&c.id, c) {
             out.push(format!(
                 "{at}: id already used at {}:{}",

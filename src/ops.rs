@@ -30,7 +30,9 @@ pub enum Command<'a> {
         endpoint: &'a str,
         replay_dead: bool,
     },
-    DeadLetters,
+    DeadLetters {
+        endpoint: Option<&'a str>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,20 +41,21 @@ pub struct Operation<'a> {
     pub command: Command<'a>,
 }
 
-/// The operation names and how many arguments follow `ts` (`op.shape`).
-const ARITY: [(&str, usize); 7] = [
-    ("register", 2),
-    ("enqueue", 3),
-    ("process", 0),
-    ("status", 1),
-    ("disable", 1),
-    ("enable", 2),
-    ("dead_letters", 0),
+/// The operation names and how many arguments may follow `ts`, fewest and most (`op.shape`;
+/// `dead_letters` takes an optional endpoint, `dead.list-endpoint`).
+const ARITY: [(&str, usize, usize); 7] = [
+    ("register", 2, 2),
+    ("enqueue", 3, 3),
+    ("process", 0, 0),
+    ("status", 1, 1),
+    ("disable", 1, 1),
+    ("enable", 2, 2),
+    ("dead_letters", 0, 1),
 ];
 
 /// The names of the brief's operations (and `dead_letters`).
 pub fn names() -> impl Iterator<Item = &'static str> {
-    ARITY.iter().map(|(name, _)| *name)
+    ARITY.iter().map(|(name, _, _)| *name)
 }
 
 /// Decodes one operation, reporting its first fault in the order of `op.error-precedence`.
@@ -62,11 +65,11 @@ pub fn decode(op: &Value) -> Result<Operation<'_>, Error> {
         .first()
         .and_then(Value::as_str)
         .ok_or(Error::UnknownOperation)?;
-    let &(name, arity) = ARITY
+    let &(name, fewest, most) = ARITY
         .iter()
-        .find(|(n, _)| *n == name)
+        .find(|(n, _, _)| *n == name)
         .ok_or(Error::UnknownOperation)?;
-    if items.len() != arity + 2 {
+    if !(fewest + 2..=most + 2).contains(&items.len()) {
         return Err(Error::InvalidArguments);
     }
     let ts = decode_ts(&items[1])?;
@@ -92,7 +95,9 @@ pub fn decode(op: &Value) -> Result<Operation<'_>, Error> {
             endpoint: string(&args[0])?,
             replay_dead: args[1].as_bool().ok_or(Error::InvalidArguments)?,
         },
-        _ => Command::DeadLetters,
+        _ => Command::DeadLetters {
+            endpoint: args.first().map(string).transpose()?,
+        },
     };
     Ok(Operation { ts, command })
 }
@@ -156,7 +161,10 @@ pub fn apply(d: &mut Dispatcher, op: Operation<'_>) -> Result<Value, Error> {
             d.enable(ts, endpoint, replay_dead)?;
             Value::Bool(true)
         }
-        Command::DeadLetters => d.dead_letters().map(Value::from).collect(),
+        Command::DeadLetters { endpoint: None } => d.dead_letters().map(Value::from).collect(),
+        Command::DeadLetters {
+            endpoint: Some(endpoint),
+        } => d.dead_letters_of(endpoint)?.map(Value::from).collect(),
     })
 }
 

@@ -54,6 +54,18 @@ pub fn rules() -> Vec<Rule> {
     parse_rules(DISPATCHER_SPEC)
 }
 
+/// The case ids retired in the spec's "Retired case ids" table: never to be used again.
+pub fn retired_case_ids(spec: &str) -> Vec<String> {
+    spec.lines()
+        .skip_while(|l| !l.starts_with("## ") || !l.contains("Retired case ids"))
+        .filter_map(|l| {
+            l.strip_prefix("| `")?
+                .split_once('`')
+                .map(|(id, _)| id.to_string())
+        })
+        .collect()
+}
+
 pub fn find<'a>(rules: &'a [Rule], id: &str) -> Option<&'a Rule> {
     rules.iter().find(|r| r.id == id)
 }
@@ -74,6 +86,16 @@ mod tests {
         assert_eq!(
             (rules[1].id.as_str(), rules[1].basis),
             ("c.d", Basis::Clarification)
+        );
+    }
+
+    #[test]
+    fn retired_case_ids_come_from_their_table_only() {
+        let text = "| `not-this` | x |\n## 10. Retired case ids\n\n| case id | retired |\n|---|---|\n\
+                    | `old-case` | 2026 |\n| `older` | 2025 |\n";
+        assert_eq!(retired_case_ids(text), ["old-case", "older"]);
+        assert!(
+            retired_case_ids(DISPATCHER_SPEC).contains(&"errors-arity-dead-letters".to_string())
         );
     }
 

@@ -63,10 +63,17 @@ fn arity_for_every_operation() {
         json!(["status", 0]),
         json!(["disable", 0]),
         json!(["enable", 0, "s"]),
-        json!(["dead_letters", 0, "s"]),
+        json!(["dead_letters", 0, "s", "s"]),
+        json!(["dead_letters", 0, 5]),
     ] {
         assert_error(op, "invalid arguments");
     }
+    // `dead.list-endpoint`: one argument after ts is the endpoint filter.
+    assert_eq!(
+        result_of(base(), json!(["dead_letters", 0, "s"])),
+        json!([])
+    );
+    assert_error(json!(["dead_letters", 0, "nowhere"]), "unknown endpoint");
 }
 
 #[test]

@@ -115,12 +115,22 @@ impl Naive {
                 }
                 json!(true)
             }
-            _ => json!(
-                self.dead_letters
-                    .iter()
-                    .map(|&i| self.events[i].id.clone())
-                    .collect::<Vec<_>>()
-            ),
+            _ => {
+                let only = match op.get(2) {
+                    None => None,
+                    Some(_) => match self.endpoint(&s(2)) {
+                        Some(ep) => Some(ep),
+                        None => return err("unknown endpoint"),
+                    },
+                };
+                json!(
+                    self.dead_letters
+                        .iter()
+                        .filter(|&&i| only.is_none_or(|ep| self.events[i].ep == ep))
+                        .map(|&i| self.events[i].id.clone())
+                        .collect::<Vec<_>>()
+                )
+            }
         }
     }
 
@@ -198,6 +208,7 @@ fn random_op(p: &mut Prng, ts: &mut i64, next_event: &mut u64) -> Value {
         14 => json!(["status", *ts, format!("e{}", p.below(*next_event + 1))]),
         15 | 16 => json!(["disable", *ts, ep]),
         17 | 18 => json!(["enable", *ts, ep, p.chance(50)]),
+        19 if p.chance(50) => json!(["dead_letters", *ts, format!("ep{}", p.below(5))]),
         _ => json!(["dead_letters", *ts]),
     }
 }

@@ -8,14 +8,15 @@ MAX_ATTEMPTS = 6
 WAITS = [30, 60, 120, 240, 300]  # after failure 1, 2, 3, 4, 5
 TS_LIMIT = 2**53 - 1
 
+# How many arguments may follow ts: fewest, most. dead_letters takes an optional endpoint id.
 ARITY = {
-    "register": 2,
-    "enqueue": 3,
-    "process": 0,
-    "status": 1,
-    "disable": 1,
-    "enable": 2,
-    "dead_letters": 0,
+    "register": (2, 2),
+    "enqueue": (3, 3),
+    "process": (0, 0),
+    "status": (1, 1),
+    "disable": (1, 1),
+    "enable": (2, 2),
+    "dead_letters": (0, 1),
 }
 
 
@@ -142,14 +143,21 @@ class Dispatcher:
             event.due_at = ts
         return True
 
-    def list_dead_letters(self, ts):
-        return [e.id for e in self.dead_letters]
+    def list_dead_letters(self, ts, endpoint_id=None):
+        if endpoint_id is None:
+            return [e.id for e in self.dead_letters]
+        if endpoint_id not in self.endpoints:
+            raise DispatchError("unknown endpoint")
+        return [e.id for e in self.dead_letters if e.endpoint_id == endpoint_id]
 
 
 def check_arguments(name, args):
     """Argument checks in the spec's order; raises DispatchError."""
-    strings = {"register": (0, 1), "enqueue": (0, 1), "status": (0,), "disable": (0,), "enable": (0,)}
+    strings = {"register": (0, 1), "enqueue": (0, 1), "status": (0,), "disable": (0,), "enable": (0,),
+               "dead_letters": (0,)}
     for i in strings.get(name, ()):
+        if i >= len(args):
+            continue
         if not isinstance(args[i], str):
             raise DispatchError("invalid arguments")
     if name == "enqueue":
@@ -169,7 +177,8 @@ def apply(dispatcher, op):
     if not op or not isinstance(op[0], str) or op[0] not in ARITY:
         raise DispatchError("unknown operation")
     name = op[0]
-    if len(op) != ARITY[name] + 2:
+    fewest, most = ARITY[name]
+    if not fewest + 2 <= len(op) <= most + 2:
         raise DispatchError("invalid arguments")
     ts = op[1]
     if not is_int(ts) or abs(ts) > TS_LIMIT:

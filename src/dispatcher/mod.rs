@@ -125,6 +125,16 @@ impl Dispatcher {
         self.dead_letters.values().map(|k| self.event_id(*k))
     }
 
+    /// One endpoint's dead-lettered event ids, oldest death first (`dead.list-endpoint`): events
+    /// join their endpoint's dead list as they die, and a replay empties it.
+    pub fn dead_letters_of(&self, endpoint_id: &str) -> Result<impl Iterator<Item = &str>, Error> {
+        let endpoint = self.endpoint_key(endpoint_id)?;
+        Ok(self.endpoints[endpoint.index()]
+            .dead
+            .iter()
+            .map(|k| self.event_id(*k)))
+    }
+
     pub fn event_id(&self, key: EventKey) -> &str {
         &self.events[key.index()].id
     }
