@@ -11,7 +11,7 @@
 
 use hookcheck::case::{self, Case, LoadError, Source};
 use hookcheck::compare::Scope;
-use hookcheck::corpus::{Corpus, coverage, problems};
+use hookcheck::corpus::{Corpus, coverage, problems, situation_gaps};
 use hookcheck::runner::{Verdict, check};
 use hookcheck::spec;
 use hookcheck::target::{Options, ProcessTarget, Reference, Target};
@@ -147,7 +147,7 @@ fn run_case(
 fn corpus_trials() -> Vec<Trial> {
     let corpus = Arc::new(OnceLock::<Corpus>::new());
     let load = move || -> Arc<OnceLock<Corpus>> { Arc::clone(&corpus) };
-    let (a, b) = (load(), load());
+    let (a, b, c) = (load(), load(), load());
     vec![
         Trial::test("corpus::sound", move || {
             let corpus = a.get_or_init(|| Corpus::load(Path::new("cases")));
@@ -166,6 +166,20 @@ fn corpus_trials() -> Vec<Trial> {
                 .into_iter()
                 .filter(|(_, n)| *n == 0)
                 .map(|(r, _)| format!("spec/dispatcher.md:{}: rule `{}` has no case", r.line, r.id))
+                .collect();
+            if missing.is_empty() {
+                Ok(())
+            } else {
+                Err(missing.join("\n").into())
+            }
+        }),
+        Trial::test("corpus::every-situation-covered", move || {
+            let corpus = c.get_or_init(|| Corpus::load(Path::new("cases")));
+            let missing: Vec<String> = situation_gaps(&corpus.cases, &spec::grid())
+                .into_iter()
+                .map(|(cell, line)| {
+                    format!("spec/situations.md:{line}: no case checks `{cell}` (rule@situation)")
+                })
                 .collect();
             if missing.is_empty() {
                 Ok(())

@@ -4,6 +4,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 use serde_saphyr::Spanned;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -88,6 +89,8 @@ struct RawCase {
     notes: Option<String>,
     #[serde(default)]
     recorded: Option<Recorded>,
+    #[serde(default)]
+    situations: BTreeMap<String, Vec<String>>,
     steps: Vec<RawStep>,
 }
 
@@ -120,6 +123,8 @@ pub struct Case {
     pub ticket: Option<String>,
     pub notes: Option<String>,
     pub recorded: Option<Recorded>,
+    /// The rules the case checks in each situation of `spec/situations.md`.
+    pub situations: BTreeMap<String, Vec<String>>,
     pub steps: Vec<Step>,
     pub part: Part,
     /// The folder under `cases/` the file sits in: `retries`, `errors`, `regressions`...
@@ -287,6 +292,7 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
             ticket: c.ticket,
             notes: c.notes,
             recorded: c.recorded,
+            situations: c.situations,
             steps: c
                 .steps
                 .into_iter()
@@ -441,7 +447,15 @@ mod schema_tests {
         assert_eq!(
             keys(&schema["$defs"]["case"]),
             [
-                "id", "notes", "origin", "recorded", "rules", "steps", "ticket", "title"
+                "id",
+                "notes",
+                "origin",
+                "recorded",
+                "rules",
+                "situations",
+                "steps",
+                "ticket",
+                "title"
             ]
         );
         assert_eq!(

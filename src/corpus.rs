@@ -3,7 +3,7 @@
 //! marks, no unreviewed recordings).
 
 use crate::case::{self, Case, LoadError, Origin, Recorded};
-use crate::spec::{Basis, Rule};
+use crate::spec::{Basis, Grid, GridRow, Rule};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -40,8 +40,9 @@ pub fn coverage<'a>(cases: &[Case], rules: &'a [Rule]) -> Vec<(&'a Rule, usize)>
         .collect()
 }
 
-/// The `hookcheck coverage` table: per rule, its basis and how many cases cite it, then the
-/// uncovered rules. `None` for the second value when every rule is covered.
+/// The `hookcheck coverage` report: per rule, its basis and how many cases cite it; the rules ×
+/// situations grid; then the uncovered rules and unchecked cells (`rule@situation`), which the
+/// second value lists.
 pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) {
     use std::fmt::Write as _;
     let mut out = String::new();
@@ -56,14 +57,20 @@ pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) 
             rule.basis.to_string()
         );
     }
-    let uncovered: Vec<String> = rows
+    let mut uncovered: Vec<String> = rows
         .iter()
         .filter(|(_, n)| *n == 0)
         .map(|(r, _)| r.id.clone())
         .collect();
+    let grid = crate::spec::grid();
+    out.push_str(&grid_report(cases, &grid));
+    let gaps: Vec<String> = situation_gaps(cases, &grid)
+        .into_iter()
+        .map(|(cell, _)| cell)
+        .collect();
     let _ = writeln!(
         out,
-        "\n{} rules, {} cases, {} uncovered{}",
+        "\n{} rules, {} cases, {} uncovered{}; {} situation cells unchecked{}",
         rules.len(),
         cases.len(),
         uncovered.len(),
@@ -71,8 +78,15 @@ pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) 
             String::new()
         } else {
             format!(": {}", uncovered.join(", "))
+        },
+        gaps.len(),
+        if gaps.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", gaps.join(", "))
         }
     );
+    uncovered.extend(gaps);
     (out, uncovered)
 }
 
@@ -151,6 +165,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
                 ));
             }
         }
+        out.extend(situation_problems(c, &at, rules));
         if c.recorded == Some(Recorded::Unreviewed) {
             out.push(format!(
                 "{at}: recorded from the reference and not yet reviewed against the spec"
@@ -159,6 +174,110 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
         if c.steps.is_empty() {
             out.push(format!("{at}: has no steps"));
         }
+    }
+    out
+}
+
+/// What is wrong with a case's `situations:` map against `spec/situations.md`.
+fn situation_problems(c: &Case, at: &str, rules: &[Rule]) -> Vec<String> {
+    let grid = crate::spec::grid();
+    let mut out = Vec::new();
+    for (situation, cited) in &c.situations {
+        if !grid.situations.contains(situation) {
+            out.push(format!(
+                "{at}: unknown situation `{situation}` (spec/situations.md lists {})",
+                grid.situations.join(", ")
+            ));
+            continue;
+        }
+        for rule in cited {
+            if !c.rules.contains(rule) && crate::spec::find(rules, rule).is_some() {
+                out.push(format!(
+                    "{at}: situations cites `{rule}`, which the case's rules do not"
+                ));
+            }
+            match grid.requires(rule, situation) {
+                Some(true) => {}
+                Some(false) => out.push(format!(
+                    "{at}: spec/situations.md says `{rule}` says nothing in situation \
+                     `{situation}`"
+                )),
+                None => out.push(format!(
+                    "{at}: `{rule}` is not a rule of the grid in spec/situations.md"
+                )),
+            }
+        }
+    }
+    out
+}
+
+/// Per grid row, per situation: `None` where the rule says nothing, else how many cases check
+/// the rule in that situation.
+pub fn situation_coverage<'a>(
+    cases: &[Case],
+    grid: &'a Grid,
+) -> Vec<(&'a GridRow, Vec<Option<usize>>)> {
+    grid.rows
+        .iter()
+        .map(|row| {
+            let counts = grid
+                .situations
+                .iter()
+                .zip(&row.required)
+                .map(|(situation, required)| {
+                    required.then(|| {
+                        cases
+                            .iter()
+                            .filter(|c| {
+                                c.situations
+                                    .get(situation)
+                                    .is_some_and(|r| r.contains(&row.rule))
+                            })
+                            .count()
+                    })
+                })
+                .collect();
+            (row, counts)
+        })
+        .collect()
+}
+
+/// The required cells of the grid no case checks, as `rule@situation`, each with its line.
+pub fn situation_gaps(cases: &[Case], grid: &Grid) -> Vec<(String, usize)> {
+    situation_coverage(cases, grid)
+        .into_iter()
+        .flat_map(|(row, counts)| {
+            grid.situations
+                .iter()
+                .zip(counts)
+                .filter(|(_, n)| *n == Some(0))
+                .map(|(s, _)| (format!("{}@{s}", row.rule), row.line))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The grid as text: a row per rule, a column per situation, each cell the number of cases
+/// (`-` where the rule says nothing, `0!` where a required cell has none).
+fn grid_report(cases: &[Case], grid: &Grid) -> String {
+    use std::fmt::Write as _;
+    let width = grid.rows.iter().map(|r| r.rule.len()).max().unwrap_or(4);
+    let mut out = format!("\n{:<width$}", "rule \\ situation");
+    for s in &grid.situations {
+        let _ = write!(out, "  {s}");
+    }
+    out.push('\n');
+    for (row, counts) in situation_coverage(cases, grid) {
+        let _ = write!(out, "{:<width$}", row.rule);
+        for (s, n) in grid.situations.iter().zip(counts) {
+            let cell = match n {
+                None => "-".to_string(),
+                Some(0) => "0!".to_string(),
+                Some(n) => n.to_string(),
+            };
+            let _ = write!(out, "  {cell:>w$}", w = s.len());
+        }
+        out.push('\n');
     }
     out
 }

@@ -4,6 +4,7 @@
 use std::fmt;
 
 pub const DISPATCHER_SPEC: &str = include_str!("../spec/dispatcher.md");
+pub const SITUATIONS_SPEC: &str = include_str!("../spec/situations.md");
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Basis {
@@ -66,6 +67,76 @@ pub fn retired_case_ids(spec: &str) -> Vec<String> {
         .collect()
 }
 
+/// The rules × situations grid of `spec/situations.md`: for each rule, the situations in which
+/// a case must check it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grid {
+    pub situations: Vec<String>,
+    pub rows: Vec<GridRow>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GridRow {
+    pub rule: String,
+    /// Per situation, in the order of `Grid::situations`: must a case check the rule there?
+    pub required: Vec<bool>,
+    /// 1-based line of the row in the grid's file.
+    pub line: usize,
+}
+
+impl Grid {
+    pub fn row(&self, rule: &str) -> Option<&GridRow> {
+        self.rows.iter().find(|r| r.rule == rule)
+    }
+
+    /// Whether the grid requires `rule` to be checked in `situation`; `None` when either is not
+    /// in the grid.
+    pub fn requires(&self, rule: &str, situation: &str) -> Option<bool> {
+        let column = self.situations.iter().position(|s| s == situation)?;
+        self.row(rule)?.required.get(column).copied()
+    }
+}
+
+/// Parses the grid: a header row `| rule | `situation` | ...`, then one row per rule whose
+/// cells are `✓` (required) or anything else (the rule says nothing there).
+pub fn parse_grid(text: &str) -> Grid {
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().trim_matches('`').to_string())
+            .collect()
+    };
+    let mut grid = Grid::default();
+    let mut lines = text.lines().enumerate();
+    for (_, line) in lines.by_ref() {
+        if line.starts_with("| rule |") {
+            grid.situations = cells(line).into_iter().skip(1).collect();
+            break;
+        }
+    }
+    for (i, line) in lines {
+        if !line.starts_with('|') {
+            break;
+        }
+        let mut row = cells(line).into_iter();
+        let Some(rule) = row.next().filter(|r| r.contains('.')) else {
+            continue;
+        };
+        grid.rows.push(GridRow {
+            rule,
+            required: row.map(|c| c == "✓").collect(),
+            line: i + 1,
+        });
+    }
+    grid
+}
+
+/// The grid of the embedded `spec/situations.md`.
+pub fn grid() -> Grid {
+    parse_grid(SITUATIONS_SPEC)
+}
+
 pub fn find<'a>(rules: &'a [Rule], id: &str) -> Option<&'a Rule> {
     rules.iter().find(|r| r.id == id)
 }
@@ -87,6 +158,29 @@ mod tests {
             (rules[1].id.as_str(), rules[1].basis),
             ("c.d", Basis::Clarification)
         );
+    }
+
+    #[test]
+    fn the_grid_names_known_rules_and_every_situation_of_the_schema() {
+        let grid = grid();
+        assert_eq!(grid.situations.len(), 9, "{:?}", grid.situations);
+        assert!(grid.rows.len() >= 10);
+        let rules = rules();
+        for row in &grid.rows {
+            assert!(
+                find(&rules, &row.rule).is_some(),
+                "unknown rule {}",
+                row.rule
+            );
+            assert_eq!(row.required.len(), grid.situations.len(), "{}", row.rule);
+        }
+        assert_eq!(grid.requires("pause.held", "blocked-pending"), Some(true));
+        assert_eq!(grid.requires("pause.no-replay", "head"), Some(false));
+        assert_eq!(grid.requires("pause.held", "nowhere"), None);
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../spec/case.schema.json")).unwrap_or_default();
+        let listed = &schema["$defs"]["case"]["properties"]["situations"]["propertyNames"]["enum"];
+        assert_eq!(listed, &serde_json::json!(grid.situations));
     }
 
     #[test]

@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
 """Plant known bugs in a copy of the reference, one at a time, and count the conformance cases
-that catch each. Usage: python3 harness/mutation/planted_bugs.py  (from the repository root).
+that catch each. Usage, from the repository root:
+
+    python3 harness/mutation/planted_bugs.py              # the corpus only
+    cargo build --release && python3 harness/mutation/planted_bugs.py --fuzz 10
+                                                          # also 10 s of `hookcheck fuzz --brief`
 
 Each bug is a list of (file, old text, new text) edits on src/. A bug no case catches makes the
 script exit 1. It builds in target/planted (kept between runs, so only the first build is slow).
+With --fuzz, the planted build serves the protocol (`hookcheck serve`) and the release build of
+the real reference fuzzes it in brief mode for that many seconds (seed 1, first finding).
 """
+import argparse
 import os
 import re
 import shutil
@@ -55,14 +62,81 @@ BUGS = {
          "        while let Some(&(due_at, key)) = self.ready.first() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop_first();\n            sink(self.attempt(key, ts));\n        }",
          "        let due: Vec<_> = self.ready.iter().copied().take_while(|(d, _)| *d <= ts).collect();\n        for (due_at, key) in due {\n            if self.ready.remove(&(due_at, key)) {\n                sink(self.attempt(key, ts));\n            }\n        }"),
     ],
+    # Added with the rules x situations grid (spec/situations.md): bugs that show only away
+    # from an endpoint's head, at status boundaries, or on blocked events around enable/replay.
+    "only the head of a disabled endpoint is held": [
+        ("src/dispatcher/mod.rs",
+         "            Lifecycle::Pending { .. } if held => (State::Held, None),",
+         "            Lifecycle::Pending { .. } if held && self.endpoints[event.endpoint.index()].head() == Some(*key) => (State::Held, None),"),
+    ],
+    "enable makes only the head due": [
+        ("src/dispatcher/pause.rs", "for key in &ep.pending {", "for key in ep.pending.iter().take(1) {"),
+    ],
+    "a blocked event reports its head's due time": [
+        ("src/dispatcher/mod.rs",
+         "            Lifecycle::Pending { due_at } => (State::Pending, Some(due_at)),",
+         "            Lifecycle::Pending { due_at } => (State::Pending, Some(self.endpoints[event.endpoint.index()].head().and_then(|h| self.events[h.index()].due_at()).unwrap_or(due_at))),"),
+    ],
+    "replay resets the attempts of pending events too": [
+        ("src/dispatcher/pause.rs",
+         "            self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts };",
+         "            self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts };\n            if replay_dead { self.events[key.index()].attempts = 0; }"),
+    ],
+    "revived events go behind the head": [
+        ("src/dispatcher/endpoint.rs",
+         "for key in revived.iter().rev() {\n            self.pending.push_front(*key);",
+         "let head = self.pending.pop_front();\n        for key in revived.iter().rev() {\n            self.pending.push_front(*key);\n        }\n        if let Some(h) = head {\n            self.pending.push_front(h);"),
+    ],
+    "an event enqueued on an idle disabled endpoint is attempted": [
+        ("src/dispatcher/mod.rs", "if ep.pending.len() == 1 && !ep.disabled {", "if ep.pending.len() == 1 {"),
+    ],
+    "status 99 is valid": [
+        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16::try_from(s)", "0 | 99..=599 => u16::try_from(s)"),
+    ],
+    "status 600 is valid": [
+        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16::try_from(s)", "0 | 100..=600 => u16::try_from(s)"),
+    ],
+    "statuses 1 to 99 are valid": [
+        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16::try_from(s)", "0..=599 => u16::try_from(s)"),
+    ],
+    "299 is not a delivery": [
+        ("src/dispatcher/outcome.rs", "200..=299 => Class::Delivered,", "200..=298 => Class::Delivered,"),
+    ],
+    "599 is permanent": [
+        ("src/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599 => Class::Retryable,", "0 | 408 | 429 | 500..=598 => Class::Retryable,"),
+    ],
+    "dead_letters ignores the endpoint filter": [
+        ("src/dispatcher/mod.rs",
+         "        let endpoint = self.endpoint_key(endpoint_id)?;\n        Ok(self.endpoints[endpoint.index()]\n            .dead\n            .iter()\n            .map(|k| self.event_id(*k)))",
+         "        self.endpoint_key(endpoint_id)?;\n        Ok(self.dead_letters.values().map(|k| self.event_id(*k)))"),
+    ],
 }
 
 
+def fuzz_finds(root, command, seconds):
+    """Seconds `hookcheck fuzz --brief` took to find a mismatch, or None."""
+    binary = os.path.join(root, "target", "release", "hookcheck")
+    run = subprocess.run(
+        [binary, "fuzz", "--brief", "--seed", "1", "--findings", "1", "--time", str(seconds),
+         "--shrink-time", "1", "--impl", command],
+        cwd=root, capture_output=True, text=True,
+    )
+    found = re.search(r"^(?:MISMATCH|ERROR): .*?\(([0-9.]+) s, seed", run.stdout, re.M)
+    return float(found.group(1)) if found else None
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fuzz", type=float, default=0, metavar="SECONDS",
+                        help="also fuzz each planted bug in brief mode for this long")
+    parser.add_argument("only", nargs="*", help="names of bugs to plant (default: all)")
+    args = parser.parse_args()
     root = os.getcwd()
     target = os.path.join(root, "target", "planted")
     missed = []
-    for name, edits in BUGS.items():
+    fuzz_found = 0
+    bugs = {n: e for n, e in BUGS.items() if not args.only or n in args.only}
+    for name, edits in bugs.items():
         with tempfile.TemporaryDirectory() as tmp:
             for item in ["Cargo.toml", "Cargo.lock", "src", "spec", "cases", "harness", "benches", "tests", "README.md"]:
                 src = os.path.join(root, item)
@@ -88,10 +162,18 @@ def main():
                 print(f"{name}: does not compile\n{out[-2000:]}")
                 sys.exit(2)
             failed = sorted(set(re.findall(r"^    (\S+::\S+)$", out, re.M)))
-            print(f"{name}: {len(failed)} cases fail" + (f" ({', '.join(failed[:4])}{', ...' if len(failed) > 4 else ''})" if failed else ""))
+            line = f"{name}: {len(failed)} cases fail" + (f" ({', '.join(failed[:4])}{', ...' if len(failed) > 4 else ''})" if failed else "")
+            if args.fuzz:
+                served = os.path.join(target, "debug", "hookcheck") + " serve"
+                took = fuzz_finds(root, served, args.fuzz)
+                fuzz_found += took is not None
+                line += f"; fuzz --brief: {'found in %.1f s' % took if took is not None else 'not found'}"
+            print(line, flush=True)
             if not failed:
                 missed.append(name)
-    print(f"\n{len(BUGS) - len(missed)} of {len(BUGS)} planted bugs caught")
+    print(f"\n{len(bugs) - len(missed)} of {len(bugs)} planted bugs caught by the corpus")
+    if args.fuzz:
+        print(f"{fuzz_found} of {len(bugs)} found by {args.fuzz:g} s of fuzz --brief")
     sys.exit(1 if missed else 0)
 
 

@@ -2,9 +2,14 @@
 """Plant plausible bugs, one at a time, in a copy of examples/python/dispatcher.py and check it
 against the corpus with the release hookcheck binary; a bug no case catches is a missing case.
 
-    cargo build --release && python3 harness/mutation/python_bugs.py
+    cargo build --release && python3 harness/mutation/python_bugs.py [--fuzz SECONDS] [NAME...]
+
+With --fuzz, each mutant is also fuzzed in brief mode (`hookcheck fuzz --brief`, seed 1) for that
+many seconds, and the time to the first finding is reported.
 """
+import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -118,16 +123,86 @@ BUGS = {
         ('return {"state": state, "attempts": event.attempts, "next_attempt_at": next_at}',
          'return {"state": state, "attempts": max(event.attempts, 1), "next_attempt_at": next_at}'),
     ],
+    # Added with the rules x situations grid (spec/situations.md): bugs that show only away
+    # from an endpoint's head, at status boundaries, or on blocked events around enable/replay.
+    "only the head of a disabled endpoint is held": [
+        ("            if self.endpoints[event.endpoint_id].disabled:",
+         "            if self.endpoints[event.endpoint_id].disabled and self.endpoints[event.endpoint_id].pending[0] is event:"),
+    ],
+    "enable moves only the head and attempted events": [
+        ("        for event in endpoint.pending:\n            event.due_at = ts",
+         "        for event in endpoint.pending:\n            if event.attempts or event is endpoint.pending[0]:\n                event.due_at = ts"),
+    ],
+    "enable never moves a due time earlier": [
+        ("        for event in endpoint.pending:\n            event.due_at = ts",
+         "        for event in endpoint.pending:\n            event.due_at = max(event.due_at, ts)"),
+    ],
+    "revived events go to the back": [
+        ("endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)",
+         "endpoint.pending = endpoint.pending + revived"),
+    ],
+    "revived events go behind the head": [
+        ("endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)",
+         "endpoint.pending = endpoint.pending[:1] + revived + endpoint.pending[1:]"),
+    ],
+    "replay resets the attempts of pending events too": [
+        ("endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)",
+         "endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)\n            for event in endpoint.pending:\n                event.attempts = 0"),
+    ],
+    "status 99 is valid": [
+        ("not (s == 0 or 100 <= s <= 599)", "not (s == 0 or 99 <= s <= 599)"),
+    ],
+    "status 600 is valid": [
+        ("not (s == 0 or 100 <= s <= 599)", "not (s == 0 or 100 <= s <= 600)"),
+    ],
+    "statuses 1 to 99 are valid": [
+        ("not (s == 0 or 100 <= s <= 599)", "not (0 <= s <= 599)"),
+    ],
+    "negative statuses are valid": [
+        ("not (s == 0 or 100 <= s <= 599)", "not (s <= 0 or 100 <= s <= 599)"),
+    ],
+    "only the first status is checked": [
+        ("        for s in outcomes:\n            if not is_int(s)", "        for s in outcomes[:1]:\n            if not is_int(s)"),
+    ],
+    "299 is not a delivery": [
+        ("if 200 <= status <= 299:", "if 200 <= status < 299:"),
+    ],
+    "599 is permanent": [
+        ("retryable = status in (0, 408, 429) or 500 <= status <= 599",
+         "retryable = status in (0, 408, 429) or 500 <= status < 599"),
+    ],
+    "dead_letters ignores the endpoint filter": [
+        ("return [e.id for e in self.dead_letters if e.endpoint_id == endpoint_id]",
+         "return [e.id for e in self.dead_letters]"),
+    ],
 }
 
 
+def fuzz_finds(root, binary, command, seconds):
+    """Seconds `hookcheck fuzz --brief` took to find a mismatch, or None."""
+    run = subprocess.run(
+        [binary, "fuzz", "--brief", "--seed", "1", "--findings", "1", "--time", str(seconds),
+         "--shrink-time", "1", "--impl", command],
+        cwd=root, capture_output=True, text=True,
+    )
+    found = re.search(r"^(?:MISMATCH|ERROR): .*?\(([0-9.]+) s, seed", run.stdout, re.M)
+    return float(found.group(1)) if found else None
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fuzz", type=float, default=0, metavar="SECONDS",
+                        help="also fuzz each planted bug in brief mode for this long")
+    parser.add_argument("only", nargs="*", help="names of bugs to plant (default: all)")
+    args = parser.parse_args()
+    bugs = {n: e for n, e in BUGS.items() if not args.only or n in args.only}
+    fuzz_found = 0
     root = os.getcwd()
     binary = os.path.join(root, "target", "release", "hookcheck")
     adapter = os.path.join(root, "harness", "adapters", "python", "hookcheck_adapter.py")
     original = open(os.path.join(root, SOURCE)).read()
     missed = []
-    for name, edits in BUGS.items():
+    for name, edits in bugs.items():
         text = original
         for old, new in edits:
             if old not in text:
@@ -137,17 +212,24 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "mutant.py")
             open(path, "w").write(text)
+            command = f"python3 {adapter} {path}"
             run = subprocess.run(
-                [binary, "check", "--color", "never", "--impl", f"python3 {adapter} {path}"],
+                [binary, "check", "--color", "never", "--impl", command],
                 cwd=root, capture_output=True, text=True,
             )
+            took = fuzz_finds(root, binary, command, args.fuzz) if args.fuzz else None
         failed = [l.split()[1] for l in run.stdout.splitlines() if l.startswith(("FAIL ", "ERROR "))]
-        print(f"{name}: {len(failed)} cases fail" + (f" ({', '.join(failed[:3])}{', ...' if len(failed) > 3 else ''})" if failed else ""))
+        line = f"{name}: {len(failed)} cases fail" + (f" ({', '.join(failed[:3])}{', ...' if len(failed) > 3 else ''})" if failed else "")
+        if args.fuzz:
+            fuzz_found += took is not None
+            line += f"; fuzz --brief: {'found in %.1f s' % took if took is not None else 'not found'}"
+        print(line, flush=True)
         if run.returncode == 0:
             missed.append(name)
-    print(f"\n{len(BUGS) - len(missed)} of {len(BUGS)} planted bugs caught")
+    print(f"\n{len(bugs) - len(missed)} of {len(bugs)} planted bugs caught by the corpus")
+    if args.fuzz:
+        print(f"{fuzz_found} of {len(bugs)} found by {args.fuzz:g} s of fuzz --brief")
     sys.exit(1 if missed else 0)
-
 
 if __name__ == "__main__":
     main()

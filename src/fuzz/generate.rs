@@ -17,9 +17,15 @@ pub struct Generator {
 }
 
 const ENDPOINTS: [&str; 4] = ["a", "b", "c", "d"];
-const STATUSES: [i64; 16] = [
-    0, 100, 199, 200, 201, 204, 299, 301, 400, 404, 408, 410, 429, 500, 503, 599,
+/// Valid statuses, the class boundaries among them (`classify.*`).
+const STATUSES: [i64; 24] = [
+    0, 100, 199, 200, 201, 204, 299, 300, 301, 399, 400, 404, 407, 408, 409, 410, 428, 429, 430,
+    499, 500, 503, 598, 599,
 ];
+/// Invalid statuses just outside the valid ranges, and far outside (`outcomes.valid`).
+const INVALID_STATUSES: [i64; 6] = [-1, 1, 99, 600, 1000, -600];
+/// The largest `ts` magnitude accepted (`op.ts-range`).
+const TS_LIMIT: i64 = (1 << 53) - 1;
 
 /// The seed of case `index` of a run: independent of which thread generates it.
 fn case_seed(seed: u64, index: u64) -> u64 {
@@ -35,8 +41,9 @@ struct State {
     dues: Vec<i64>,
     shadow: Dispatcher,
     ops: Vec<Value>,
-    /// Ids of the events the shadow accepted.
-    known: Vec<String>,
+    /// The events the shadow accepted, with their endpoints.
+    known: Vec<(String, String)>,
+    scenario_done: bool,
 }
 
 impl Generator {
@@ -56,6 +63,7 @@ impl Generator {
             shadow: Dispatcher::new(),
             ops: Vec::new(),
             known: Vec::new(),
+            scenario_done: false,
         };
         let endpoints = 1 + s.p.below(4) as usize;
         for ep in &ENDPOINTS[..endpoints] {
@@ -68,14 +76,22 @@ impl Generator {
         }
         let max = self.max_ops.max(endpoints + 1);
         let len = endpoints + 1 + s.p.below((max - endpoints) as u64) as usize;
+        // Pauses around a retrying head with events blocked behind it: where held and enable-due
+        // are easiest to get wrong for events other than the head. Somewhere in many cases.
+        let scenario_at = (pause && ordering && s.p.chance(45))
+            .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
         while s.ops.len() < len {
+            if scenario_at.is_some_and(|at| s.ops.len() >= at) && !s.scenario_done {
+                s.pause_scenario(endpoints);
+                continue;
+            }
             let op = match s.p.below(100) {
                 0..=29 => s.enqueue(endpoints, ordering),
                 30..=64 => s.process(),
-                65..=71 => s.status(),
+                65..=71 => s.status(None),
                 72..=75 if pause => s.disable(endpoints),
                 76..=81 if pause => s.enable(endpoints),
-                82..=85 if !brief => json!(["dead_letters", s.ts]),
+                82..=85 if !brief => s.dead_letters(endpoints),
                 86..=89 if ordering && !brief => s.register_late(),
                 90..=94 => s.malformed(endpoints, pause),
                 _ => s.process(),
@@ -90,9 +106,12 @@ impl State {
     fn push(&mut self, op: Value) {
         let result = step(&mut self.shadow, &op);
         if result == json!("queued")
-            && let Some(id) = op.get(3).and_then(Value::as_str)
+            && let (Some(ep), Some(id)) = (
+                op.get(2).and_then(Value::as_str),
+                op.get(3).and_then(Value::as_str),
+            )
         {
-            self.known.push(id.to_string());
+            self.known.push((id.to_string(), ep.to_string()));
         }
         for record in result
             .as_array()
@@ -125,18 +144,21 @@ impl State {
         }
     }
 
-    fn enqueue(&mut self, endpoints: usize, ordering: bool) -> Value {
-        self.events += 1;
-        let id = if self.p.chance(4) && self.events > 1 && !self.brief {
-            format!("e{}", 1 + self.p.below(self.events - 1))
-        } else {
-            format!("e{}", self.events)
-        };
-        let outcomes: Vec<i64> = match self.p.below(10) {
-            0 | 1 => vec![*self.p.pick(&[200, 201, 204]).unwrap_or(&200)],
-            2 => vec![*self.p.pick(&[404, 410, 301, 100]).unwrap_or(&404)],
+    fn status_pick(&mut self) -> i64 {
+        *self.p.pick(&STATUSES).unwrap_or(&200)
+    }
+
+    fn outcomes(&mut self) -> Vec<i64> {
+        match self.p.below(10) {
+            0 | 1 => vec![*self.p.pick(&[200, 201, 204, 299]).unwrap_or(&200)],
+            2 => vec![
+                *self
+                    .p
+                    .pick(&[404, 410, 301, 100, 199, 300, 499])
+                    .unwrap_or(&404),
+            ],
             // A long outage: every attempt fails, the event dies on the sixth.
-            3 => vec![*self.p.pick(&[503, 500, 0, 429]).unwrap_or(&503)],
+            3 => vec![*self.p.pick(&[503, 500, 0, 429, 408, 599]).unwrap_or(&503)],
             // Recovers on exactly the sixth attempt, or one too late.
             4 => {
                 let mut v = vec![503; 5 + self.p.below(2) as usize];
@@ -152,9 +174,19 @@ impl State {
                 v
             }
             _ => (0..1 + self.p.below(7))
-                .map(|_| *self.p.pick(&STATUSES).unwrap_or(&200))
+                .map(|_| self.status_pick())
                 .collect(),
+        }
+    }
+
+    fn enqueue(&mut self, endpoints: usize, ordering: bool) -> Value {
+        self.events += 1;
+        let id = if self.p.chance(4) && self.events > 1 && !self.brief {
+            format!("e{}", 1 + self.p.below(self.events - 1))
+        } else {
+            format!("e{}", self.events)
         };
+        let outcomes = self.outcomes();
         let endpoint = if ordering {
             self.endpoint(endpoints).to_string()
         } else {
@@ -190,9 +222,16 @@ impl State {
         json!(["process", self.ts])
     }
 
-    fn status(&mut self) -> Value {
+    /// A status query, of an event of `endpoint` when given and it has one.
+    fn status(&mut self, endpoint: Option<&str>) -> Value {
+        let of: Vec<String> = self
+            .known
+            .iter()
+            .filter(|(_, ep)| endpoint.is_none_or(|e| e == ep))
+            .map(|(id, _)| id.clone())
+            .collect();
         // The brief fixes no result for an unknown id: only accepted ones in brief mode.
-        let id = match self.p.pick(&self.known) {
+        let id = match self.p.pick(&of) {
             Some(id) if self.brief || self.p.chance(80) => id.clone(),
             None if self.brief => return self.process(),
             _ => format!("e{}", self.p.below(self.events + 2)),
@@ -211,9 +250,118 @@ impl State {
         json!(["enable", self.advance(), ep, replay])
     }
 
+    fn dead_letters(&mut self, endpoints: usize) -> Value {
+        if self.p.chance(50) {
+            json!(["dead_letters", self.ts])
+        } else {
+            let ep = self.endpoint(endpoints);
+            json!(["dead_letters", self.ts, ep])
+        }
+    }
+
     fn register_late(&mut self) -> Value {
         let ep = ENDPOINTS[self.p.below(4) as usize];
         json!(["register", self.ts, ep, "https://late.example/hooks"])
+    }
+
+    /// One endpoint's head fails and retries with events blocked behind it; the endpoint is
+    /// disabled while the head waits, gets more events, is queried, enabled (with or without
+    /// replay) and queried again, and processing goes on at the due times.
+    fn pause_scenario(&mut self, endpoints: usize) {
+        let ep = ENDPOINTS[self.p.below(endpoints as u64) as usize];
+        self.scenario_done = true;
+        let enqueue = |s: &mut State, outcomes: Vec<i64>| {
+            s.events += 1;
+            let op = json!(["enqueue", s.ts, ep, format!("p{}", s.events), outcomes]);
+            s.push(op);
+        };
+        let first = *self.p.pick(&[500, 503, 0, 408, 429]).unwrap_or(&500);
+        let head = match self.p.below(3) {
+            0 => vec![first],
+            1 => vec![first, 404],
+            _ => vec![first, first, 200],
+        };
+        enqueue(self, head);
+        for _ in 0..1 + self.p.below(3) {
+            let o = self.outcomes();
+            enqueue(self, o);
+        }
+        let p = self.process();
+        self.push(p);
+        if self.p.chance(50) {
+            let q = self.status(Some(ep));
+            self.push(q);
+        }
+        let disable = json!(["disable", self.advance(), ep]);
+        self.push(disable);
+        for _ in 0..self.p.below(3) {
+            let o = self.outcomes();
+            enqueue(self, o);
+        }
+        for _ in 0..1 + self.p.below(3) {
+            let q = self.status(Some(ep));
+            self.push(q);
+        }
+        if self.p.chance(50) {
+            let p = self.process();
+            self.push(p);
+        }
+        let replay = self.p.chance(50);
+        let enable = json!(["enable", self.advance(), ep, replay]);
+        self.push(enable);
+        for _ in 0..1 + self.p.below(3) {
+            let q = self.status(Some(ep));
+            self.push(q);
+        }
+        for _ in 0..1 + self.p.below(3) {
+            let p = self.process();
+            self.push(p);
+        }
+    }
+
+    /// Invalid outcomes the brief fixes (`outcomes.valid`): empty, a status just outside the
+    /// valid ranges alone or after valid ones, not a list, or holding a non-number; and, outside
+    /// brief mode, the clarification's booleans and whole floats (`outcomes.strict`).
+    fn bad_outcomes(&mut self) -> Value {
+        let invalid = *self.p.pick(&INVALID_STATUSES).unwrap_or(&600);
+        let forms = if self.brief { 5 } else { 7 };
+        match self.p.below(forms) {
+            0 => json!([]),
+            1 => json!([invalid]),
+            2 => {
+                let mut v: Vec<i64> = (0..1 + self.p.below(3))
+                    .map(|_| self.status_pick())
+                    .collect();
+                let at = self.p.below(v.len() as u64 + 1) as usize;
+                v.insert(at, invalid);
+                json!(v)
+            }
+            3 => self
+                .p
+                .pick(&[json!(200), json!("200"), json!(null), json!({"a": 200})])
+                .cloned()
+                .unwrap_or(Value::Null),
+            4 => self
+                .p
+                .pick(&[
+                    json!(["200"]),
+                    json!([null]),
+                    json!([[200]]),
+                    json!([200, "503"]),
+                ])
+                .cloned()
+                .unwrap_or(Value::Null),
+            5 => self
+                .p
+                .pick(&[json!([true]), json!([false]), json!([503, true])])
+                .cloned()
+                .unwrap_or(Value::Null),
+            _ => self
+                .p
+                .pick(&[json!([200.0]), json!([503, 500.0]), json!([0.0])])
+                .cloned()
+                .unwrap_or(Value::Null),
+        }
     }
 
     fn malformed(&mut self, endpoints: usize, pause: bool) -> Value {
@@ -222,33 +370,114 @@ impl State {
         self.events += 1;
         // A fresh id for the rejected event, so no later operation depends on it.
         let bad = format!("bad{}", self.events);
-        // The brief fixes the results of the first forms; the ones after `brief_forms` are
-        // clarifications; the last two are pause operations.
-        let brief_forms = 8;
-        let forms = if self.brief { brief_forms } else { 14 };
-        let roll = self.p.below(if pause { forms + 2 } else { forms });
-        if roll >= forms {
-            return if roll == forms {
-                json!(["enable", ts, ep, 1])
-            } else {
-                json!(["disable", ts, ep, "extra"])
-            };
-        }
-        match roll {
-            0 => json!(["process"]),
-            1 => json!(["process", format!("{ts}")]),
-            2 => json!(["process", ts as f64 + 0.5]),
-            3 => json!(["frobnicate", ts]),
-            4 => json!(["enqueue", ts, ep, bad, []]),
-            5 => json!(["enqueue", ts, ep, bad, [600]]),
-            6 => json!(["status", ts]),
-            7 => json!(["register", ts]),
-            8 => json!(["process", true]),
-            9 => json!([]),
-            10 => json!(5),
-            11 => json!(["enqueue", ts, ep, bad, [true]]),
-            12 => json!(["register", ts, 7, "u"]),
-            _ => json!(["status", ts, 7]),
+        // The brief fixes the results of the first `brief_forms` forms (unknown names, arity,
+        // a ts that is not an integer, invalid outcomes, a replay_dead that is not a boolean);
+        // the rest are clarifications.
+        // Forms 5 and 11 are pause operations.
+        let forms: Vec<u64> = (0..if self.brief { 6 } else { 12 })
+            .filter(|f| pause || !matches!(f, 5 | 11))
+            .collect();
+        match self.p.pick(&forms).copied().unwrap_or(0) {
+            0 => json!([
+                *self
+                    .p
+                    .pick(&[
+                        "frobnicate",
+                        "Process",
+                        "process ",
+                        "deadletters",
+                        "enqueue_"
+                    ])
+                    .unwrap_or(&"frobnicate"),
+                ts
+            ]),
+            1 => self
+                .p
+                .pick(&[
+                    json!(["process"]),
+                    json!(["process", ts, ts]),
+                    json!(["status", ts]),
+                    json!(["register", ts]),
+                    json!(["register", ts, ep, "u", "v"]),
+                    json!(["enqueue", ts, ep, bad]),
+                ])
+                .cloned()
+                .unwrap_or(Value::Null),
+            2 => json!([
+                "process",
+                self.p
+                    .pick(&[
+                        json!(format!("{ts}")),
+                        json!(null),
+                        json!([ts]),
+                        json!(ts as f64 + 0.5),
+                        json!({"ts": ts}),
+                    ])
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            ]),
+            3 | 4 => json!(["enqueue", ts, ep, bad, self.bad_outcomes()]),
+            5 => json!([
+                "enable",
+                ts,
+                ep,
+                self.p
+                    .pick(&[json!(1), json!(0), json!("true"), json!(null)])
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            ]),
+            // Clarifications from here on.
+            6 => {
+                // ts at the range's edges: beyond is rejected; at the limit, a query works.
+                let limit = if self.p.chance(50) {
+                    TS_LIMIT
+                } else {
+                    -TS_LIMIT
+                };
+                match self.p.below(3) {
+                    0 => json!(["process", limit + limit.signum()]),
+                    1 => json!(["dead_letters", limit]),
+                    _ => json!(["process", -1 - self.p.below(100) as i64]),
+                }
+            }
+            7 => json!([
+                "process",
+                self.p
+                    .pick(&[json!(true), json!(false), json!(ts as f64)])
+                    .cloned()
+                    .unwrap_or(Value::Null)
+            ]),
+            8 => self
+                .p
+                .pick(&[
+                    json!([]),
+                    json!([5, ts]),
+                    json!([null, ts]),
+                    json!([["process"], ts]),
+                ])
+                .cloned()
+                .unwrap_or(Value::Null),
+            9 => self
+                .p
+                .pick(&[
+                    json!(5),
+                    json!("process"),
+                    json!({"op": "process"}),
+                    json!(null),
+                ])
+                .cloned()
+                .unwrap_or(Value::Null),
+            10 => self
+                .p
+                .pick(&[
+                    json!(["register", ts, 7, "u"]),
+                    json!(["status", ts, 7]),
+                    json!(["dead_letters", ts, false]),
+                    json!(["enqueue", ts, ep, 9, [200]]),
+                ])
+                .cloned()
+                .unwrap_or(Value::Null),
+            _ => json!(["disable", ts, ep, "extra"]),
         }
     }
 }
@@ -298,6 +527,55 @@ mod tests {
         }
         assert!(sixth, "no sixth attempt in 300 cases");
         assert!(revived);
+    }
+
+    #[test]
+    fn draws_boundary_values_and_pauses_blocked_events() {
+        let g = all();
+        let (mut statuses, mut ts) = (std::collections::BTreeSet::new(), Vec::new());
+        let mut held_behind = 0;
+        for i in 0..500 {
+            let ops = g.case(5, i);
+            let results = crate::ops::run(&ops);
+            let scenario_head = ops
+                .iter()
+                .filter_map(|o| o.get(3).and_then(Value::as_str))
+                .find(|id| id.starts_with('p'))
+                .map(str::to_string);
+            for (op, result) in ops.iter().zip(&results) {
+                ts.extend(op.get(1).and_then(Value::as_i64));
+                if op.get(0) == Some(&json!("enqueue")) {
+                    statuses.extend(
+                        op[4]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .filter_map(Value::as_i64),
+                    );
+                }
+                let id = op.get(2).and_then(Value::as_str).unwrap_or("");
+                if op.get(0) == Some(&json!("status"))
+                    && result["state"] == json!("held")
+                    && id.starts_with('p')
+                    && scenario_head.as_deref() != Some(id)
+                {
+                    held_behind += 1;
+                }
+            }
+        }
+        for s in INVALID_STATUSES
+            .iter()
+            .chain(&[100, 199, 299, 300, 499, 599])
+        {
+            assert!(statuses.contains(s), "status {s} never drawn");
+        }
+        for t in [TS_LIMIT + 1, -TS_LIMIT - 1, TS_LIMIT, -TS_LIMIT] {
+            assert!(ts.contains(&t), "ts {t} never drawn");
+        }
+        assert!(
+            held_behind >= 50,
+            "only {held_behind} held events behind a paused head"
+        );
     }
 
     #[test]

@@ -78,6 +78,7 @@ pub fn adhoc_case(id: &str, ops: &[Value], brief_only: bool) -> Case {
         ticket: None,
         notes: None,
         recorded: None,
+        situations: Default::default(),
         steps: ops
             .iter()
             .zip(results)
