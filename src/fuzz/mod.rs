@@ -262,8 +262,13 @@ impl Report {
     /// The human summary of a fuzz run; with a finding, its diff (the case file is separate).
     pub fn human(&self, seed: u64, target: &str) -> String {
         let rate = self.cases_run as f64 / self.seconds.max(1e-9);
-        if let Some(why) = &self.stopped {
-            return format!("stopped after {} sequences: {why}\n", self.cases_run);
+        // A finding made before the implementation gave out is still the run's result.
+        let stopped = self
+            .stopped
+            .as_ref()
+            .map(|why| format!("stopped after {} sequences: {why}\n", self.cases_run));
+        if let (Some(stopped), None) = (&stopped, &self.finding) {
+            return stopped.clone();
         }
         let Some(finding) = &self.finding else {
             return format!(
@@ -276,8 +281,9 @@ impl Report {
             Kind::Errored => "ERROR",
         };
         format!(
-            "{what}: {} failing sequences in {} ({:.1} s, seed {seed}); the smallest after shrinking \
+            "{}{what}: {} failing sequences in {} ({:.1} s, seed {seed}); the smallest after shrinking \
              is sequence {}, {} operations shrunk to {} in {:.2} s\n\n{}\n",
+            stopped.unwrap_or_default(),
             self.failures,
             self.cases_run,
             self.seconds,
@@ -337,5 +343,37 @@ impl Finding {
             },
             Err(e) => e.to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_finding_made_before_the_implementation_gave_out_is_reported() {
+        let ops = vec![json!(["register", 0, "a", "u"]), json!(["process", 0])];
+        let case = adhoc_case("fuzz-1-0", &ops, false);
+        let report = Report {
+            cases_run: 64,
+            seconds: 1.0,
+            finding: Some(Finding {
+                index: 0,
+                kind: Kind::Mismatch,
+                original: ops.clone(),
+                shrunk: ops,
+                shrink_seconds: 0.0,
+                case,
+                actual: Ok(vec![json!(true), json!(["x #1 200 delivered"])]),
+                scope: Scope::Full,
+            }),
+            failures: 1,
+            stopped: Some("the implementation failed 11 times".to_string()),
+        };
+        let text = report.human(1, "impl");
+        assert!(text.starts_with("stopped after 64 sequences"), "{text}");
+        assert!(text.contains("\nMISMATCH: 1 failing sequences"), "{text}");
+        assert!(text.contains("step 2 differs"), "{text}");
     }
 }

@@ -107,9 +107,10 @@ pub struct ImplArgs {
     /// Seconds an implementation may take for one case.
     #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
     pub timeout: f64,
-    /// Implementation processes killed for faults before the remaining cases are not run.
-    #[arg(long, default_value_t = 10)]
-    pub max_restarts: usize,
+    /// Implementation processes killed for faults before the remaining cases are not run
+    /// [default: 10 for check; 1000 for fuzz, whose shrinking replays crashes on purpose].
+    #[arg(long)]
+    pub max_restarts: Option<usize>,
 }
 
 #[derive(clap::Args)]

@@ -47,11 +47,12 @@ fn seconds(value: f64, flag: &str) -> Result<Duration, ExitCode> {
 }
 
 impl ImplArgs {
-    /// The process target's options and the number of jobs, or a usage error.
-    fn options(&self) -> Result<(Options, usize), ExitCode> {
+    /// The process target's options and the number of jobs, or a usage error; `restarts` is
+    /// the command's default for `--max-restarts`.
+    fn options(&self, restarts: usize) -> Result<(Options, usize), ExitCode> {
         let options = Options {
             timeout: seconds(self.timeout, "--timeout")?,
-            max_restarts: self.max_restarts,
+            max_restarts: self.max_restarts.unwrap_or(restarts),
             per_case: self.per_case,
             parts: self.parts.iter().map(|p| p.part()).collect(),
         };
@@ -62,7 +63,7 @@ impl ImplArgs {
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
     let ((options, jobs), shrink_time) = match (
-        args.run.options(),
+        args.run.options(1000),
         seconds(args.shrink_time, "--shrink-time"),
     ) {
         (Ok(o), Ok(s)) => (o, s),
@@ -214,7 +215,7 @@ fn serve(per_case: bool) -> ExitCode {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
-    let (target, jobs) = match args.run.options() {
+    let (target, jobs) = match args.run.options(10) {
         Ok(o) => o,
         Err(code) => return code,
     };
