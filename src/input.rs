@@ -1,12 +1,19 @@
-//! `hookcheck run`'s input and output: a JSON array of operations (read whole, answered with a
-//! JSON array), or one operation per line (streamed, answered one result per line, so inputs of
-//! any size run in constant memory beyond the dispatcher's own state).
+//! `hookcheck run`'s input and output, streamed both ways. A JSON array of operations is read in
+//! chunks; each operation is cut out of the array, decoded straight into a typed operation
+//! ([`OperationSeed`]), applied, and its result written before the next one is read, so the
+//! results form a JSON array written as it goes. One operation per line (JSON lines) is answered
+//! one result per line. Memory stays the dispatcher's state plus one operation and the read
+//! buffer, whatever the input size.
+//!
+//! Input that stops being JSON part-way keeps the results already written (an array is left
+//! open); the error names the line and column of the whole input.
 
-use crate::dispatcher::Dispatcher;
-use crate::ops::step;
+use crate::dispatcher::Error;
+use crate::ops::{Operation, OperationSeed, Session, decode_prefix};
+use serde::de::DeserializeSeed;
 use serde_json::Value;
 use std::fmt;
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -60,74 +67,467 @@ impl From<io::Error> for RunError {
 /// Lines mode when the first non-blank line is on its own one operation: a JSON array whose first
 /// element is a string, such as `["register", 0, "shop", "u"]`. Anything else is read as an array.
 pub fn detect(first_line: &str) -> Format {
-    match serde_json::from_str::<Value>(first_line) {
-        Ok(Value::Array(items)) if items.first().is_some_and(Value::is_string) => Format::Lines,
+    // An array of operations starts `[[`; only a line starting `["` can be one operation, and
+    // only such a line is worth parsing (a whole array may sit on one long line).
+    let candidate = first_line
+        .trim_start()
+        .strip_prefix('[')
+        .is_some_and(|rest| rest.trim_start().starts_with('"'));
+    match candidate.then(|| serde_json::from_str::<Value>(first_line)) {
+        Some(Ok(Value::Array(items))) if items.first().is_some_and(Value::is_string) => {
+            Format::Lines
+        }
         _ => Format::Array,
     }
 }
 
+/// How results are laid out: `hookcheck run` puts one result per line; the protocol's per-case
+/// mode writes the whole array on one line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    OnePerLine,
+    OneLine,
+}
+
 /// Runs the operations read from `input` on a fresh dispatcher and writes the results to `out`.
-pub fn run_stream(
-    mut input: impl BufRead,
+pub fn run_stream(input: impl Read, out: &mut impl Write, format: Format) -> Result<(), RunError> {
+    run_stream_with(input, out, format, Layout::OnePerLine)
+}
+
+pub fn run_stream_with(
+    input: impl Read,
     out: &mut impl Write,
     format: Format,
+    layout: Layout,
 ) -> Result<(), RunError> {
+    let mut r = Reader::new(input);
     // Leading blank lines are read off here, so auto-detection sees the first real line.
-    let mut first = String::new();
-    let mut skipped = 0;
-    while input.read_line(&mut first)? > 0 && first.trim().is_empty() {
-        skipped += 1;
-        first.clear();
-    }
+    r.skip_whitespace()?;
     let format = match format {
-        Format::Auto => detect(first.trim()),
+        Format::Auto if r.may_be_one_operation()? => detect(r.peek_line()?),
+        Format::Auto => Format::Array,
         f => f,
     };
-    match format {
-        Format::Lines => run_lines(first, skipped, input, out),
-        _ => run_array(first, input, out),
-    }
+    let mut w = Results::new(out);
+    let result = match format {
+        Format::Lines => run_lines(&mut r, &mut w),
+        _ => run_array(&mut r, &mut w, layout),
+    };
+    w.flush()?;
+    result
 }
 
-fn run_array(
-    mut text: String,
-    mut input: impl BufRead,
-    out: &mut impl Write,
-) -> Result<(), RunError> {
-    input.read_to_string(&mut text)?;
-    let results = crate::ops::run(&parse_array(&text)?);
-    write_array(out, &results)?;
-    Ok(())
+/// Text read from the input, with what is needed to name a position in the whole input. The
+/// input is checked to be UTF-8 as it is read, once, so operations are parsed from `&str` and
+/// no string inside them is checked again.
+struct Reader<R> {
+    inner: R,
+    buf: String,
+    /// Offset in `buf` of the first byte not yet consumed.
+    pos: usize,
+    eof: bool,
+    /// Lines before `buf[0]`, and bytes of its line before it.
+    lines_before: usize,
+    column_before: usize,
+    /// Bytes read but not yet in `buf`: a character cut by the end of a read.
+    pending: Vec<u8>,
+    scratch: Vec<u8>,
+    /// Set where the input stops being UTF-8 (reading stops there).
+    invalid_at: Option<usize>,
 }
 
-/// The results as a JSON array, one result per line, like the brief's worked example.
-pub fn write_array(out: &mut impl Write, results: &[Value]) -> io::Result<()> {
-    if results.is_empty() {
-        return writeln!(out, "[]");
-    }
-    for (i, r) in results.iter().enumerate() {
-        let open = if i == 0 { "[" } else { " " };
-        let close = if i + 1 == results.len() { "]" } else { "," };
-        writeln!(out, "{open}{r}{close}")?;
-    }
-    Ok(())
-}
+const CHUNK: usize = 256 << 10;
 
-fn run_lines(
-    first: String,
-    skipped: usize,
-    input: impl BufRead,
-    out: &mut impl Write,
-) -> Result<(), RunError> {
-    let mut d = Dispatcher::new();
-    let first_number = skipped + 1;
-    let lines = std::iter::once(Ok(first)).chain(input.lines());
-    for (i, line) in lines.enumerate() {
-        if let Some(op) = parse_line(&line?, first_number + i)? {
-            writeln!(out, "{}", step(&mut d, &op))?;
+impl<R: Read> Reader<R> {
+    fn new(inner: R) -> Self {
+        Reader {
+            inner,
+            buf: String::new(),
+            pos: 0,
+            eof: false,
+            lines_before: 0,
+            column_before: 0,
+            pending: Vec::new(),
+            scratch: Vec::new(),
+            invalid_at: None,
         }
     }
+
+    /// Reads more input, dropping what was consumed; the read grows with the unconsumed part,
+    /// so one huge operation costs linear time. `false` at end of input (or of its UTF-8).
+    fn fill(&mut self) -> io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        self.compact();
+        let want = CHUNK.max(self.buf.len());
+        let old = self.pending.len();
+        // The read buffer is zeroed once, when it grows, not on every read.
+        if self.scratch.len() < old + want {
+            self.scratch.resize(old + want, 0);
+        }
+        self.scratch[..old].copy_from_slice(&self.pending);
+        let n = loop {
+            match self.inner.read(&mut self.scratch[old..old + want]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        let data = &self.scratch[..old + n];
+        let (valid, rest) = match std::str::from_utf8(data) {
+            Ok(text) => (text, &data[..0]),
+            Err(e) => {
+                let (good, bad) = data.split_at(e.valid_up_to());
+                // A character cut by the end of this read is completed by the next one.
+                if e.error_len().is_some() || n == 0 {
+                    self.invalid_at = Some(self.buf.len() + good.len());
+                }
+                (std::str::from_utf8(good).unwrap_or_default(), bad)
+            }
+        };
+        let added = valid.len();
+        self.buf.push_str(valid);
+        self.pending.clear();
+        self.pending.extend_from_slice(rest);
+        self.eof = n == 0 || self.invalid_at.is_some();
+        Ok(added > 0 || !self.eof)
+    }
+
+    fn compact(&mut self) {
+        let gone = &self.buf.as_bytes()[..self.pos];
+        match memchr::memrchr(b'\n', gone) {
+            Some(last) => {
+                self.lines_before += memchr::memchr_iter(b'\n', gone).count();
+                self.column_before = gone.len() - last - 1;
+            }
+            None => self.column_before += gone.len(),
+        }
+        if let Some(at) = &mut self.invalid_at {
+            *at -= self.pos;
+        }
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.buf.as_bytes()
+    }
+
+    /// The error for input that ended early: at the first byte that is not UTF-8 if that is
+    /// why it ended, else `reason` at the end.
+    fn cut_short(&self, reason: &str) -> RunError {
+        match self.invalid_at {
+            Some(at) => self.syntax_error(at, "invalid UTF-8"),
+            None => self.syntax_error(self.buf.len(), reason),
+        }
+    }
+
+    /// The 1-based line and column of `buf[at]`.
+    fn position(&self, at: usize) -> (usize, usize) {
+        let before = &self.bytes()[..at];
+        match memchr::memrchr(b'\n', before) {
+            Some(last) => (
+                self.lines_before + 1 + memchr::memchr_iter(b'\n', before).count(),
+                at - last,
+            ),
+            None => (self.lines_before + 1, self.column_before + at + 1),
+        }
+    }
+
+    /// Skips JSON whitespace; `false` at end of input.
+    fn skip_whitespace(&mut self) -> io::Result<bool> {
+        loop {
+            while let Some(&b) = self.bytes().get(self.pos) {
+                if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                    return Ok(true);
+                }
+                self.pos += 1;
+            }
+            if !self.fill()? {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Whether the input, at a non-blank byte, starts like one operation, `["`: only then is the
+    /// first line worth reading whole (an array of operations may be one long line).
+    fn may_be_one_operation(&mut self) -> io::Result<bool> {
+        let mut at = self.pos + 1;
+        loop {
+            match self.bytes().get(self.pos) {
+                Some(b'[') => {}
+                _ => return Ok(false),
+            }
+            while let Some(&b) = self.bytes().get(at) {
+                if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                    return Ok(b == b'"');
+                }
+                at += 1;
+            }
+            let scanned = at - self.pos;
+            if !self.fill()? {
+                return Ok(false);
+            }
+            at = self.pos + scanned;
+        }
+    }
+
+    /// The rest of the current line (without its newline), reading as much as needed.
+    fn peek_line(&mut self) -> io::Result<&str> {
+        let end = self.line_end()?;
+        Ok(&self.buf[self.pos..end])
+    }
+
+    /// The offset of the newline ending the current line, or of the end of input.
+    fn line_end(&mut self) -> io::Result<usize> {
+        let mut from = self.pos;
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.bytes()[from..]) {
+                return Ok(from + i);
+            }
+            let scanned = self.buf.len() - self.pos;
+            if !self.fill()? {
+                return Ok(self.buf.len());
+            }
+            from = self.pos + scanned;
+        }
+    }
+
+    /// The error of parsing `buf[start..]` as JSON (serde's message), at its place in the input.
+    fn not_json(&self, start: usize, e: &serde_json::Error) -> RunError {
+        if e.is_eof() && self.invalid_at.is_some() {
+            return self.cut_short("");
+        }
+        let (line, column) = self.position(start);
+        let (line, column) = if e.line() <= 1 {
+            (line, column + e.column().saturating_sub(1))
+        } else {
+            (line + e.line() - 1, e.column())
+        };
+        RunError::NotJson {
+            line,
+            column,
+            reason: reason_of(e),
+        }
+    }
+
+    fn syntax_error(&self, at: usize, reason: &str) -> RunError {
+        let (line, column) = self.position(at);
+        RunError::NotJson {
+            line,
+            column,
+            reason: reason.to_string(),
+        }
+    }
+}
+
+/// serde appends " at line L column C", which is given separately (and corrected) here.
+fn reason_of(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(r, _)| r)
+        .to_string()
+}
+
+/// Results on their way out, in a buffer flushed in large writes.
+struct Results<'w, W: Write> {
+    out: &'w mut W,
+    buf: Vec<u8>,
+}
+
+impl<'w, W: Write> Results<'w, W> {
+    fn new(out: &'w mut W) -> Self {
+        Results {
+            out,
+            buf: Vec::with_capacity(CHUNK),
+        }
+    }
+
+    fn maybe_flush(&mut self) -> io::Result<()> {
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+fn run_lines<R: Read, W: Write>(r: &mut Reader<R>, w: &mut Results<W>) -> Result<(), RunError> {
+    let mut session = Session::new();
+    loop {
+        if r.pos >= r.buf.len() && !r.fill()? {
+            return match r.invalid_at {
+                Some(_) => Err(r.cut_short("")),
+                None => Ok(()),
+            };
+        }
+        let end = r.line_end()?;
+        let start = r.pos;
+        let line = &r.buf[start..end];
+        if !line.bytes().all(|b| b.is_ascii_whitespace()) {
+            let op = match decode_prefix(line) {
+                Some((op, end)) if line[end..].bytes().all(|b| b.is_ascii_whitespace()) => op,
+                _ => {
+                    let mut de = serde_json::Deserializer::from_str(line);
+                    OperationSeed
+                        .deserialize(&mut de)
+                        .and_then(|op| de.end().map(|()| op))
+                        .map_err(|e| r.not_json(start, &e))?
+                }
+            };
+            session.apply(op).write_json(&mut w.buf);
+            w.buf.push(b'\n');
+            w.maybe_flush()?;
+        }
+        r.pos = (end + 1).min(r.buf.len());
+    }
+}
+
+fn run_array<R: Read, W: Write>(
+    r: &mut Reader<R>,
+    w: &mut Results<W>,
+    layout: Layout,
+) -> Result<(), RunError> {
+    if !r.skip_whitespace()? {
+        return Err(match r.invalid_at {
+            Some(_) => r.cut_short(""),
+            None => RunError::Empty,
+        });
+    }
+    if r.bytes()[r.pos] != b'[' {
+        return not_an_array(r);
+    }
+    r.pos += 1;
+    let separator: &[u8] = match layout {
+        Layout::OnePerLine => b",\n ",
+        Layout::OneLine => b",",
+    };
+    let mut session = Session::new();
+    w.buf.push(b'[');
+    let mut first = true;
+    loop {
+        if !r.skip_whitespace()? {
+            return Err(left_open(w, r.cut_short("EOF while parsing a list")));
+        }
+        match (first, r.bytes()[r.pos]) {
+            (true, b']') => {
+                r.pos += 1;
+                break;
+            }
+            (false, b']') => return Err(left_open(w, r.syntax_error(r.pos, "trailing comma"))),
+            (_, b',') => return Err(left_open(w, r.syntax_error(r.pos, "expected value"))),
+            _ => {}
+        }
+        let step = {
+            // serde_json's stream says where the operation ended; the operation borrows the
+            // buffer, so it is applied here, before the buffer may be refilled.
+            let rest = &r.buf[r.pos..];
+            let decoded = match decode_prefix(rest) {
+                Some((op, len)) => Some(Ok((op, len))),
+                None => {
+                    let mut stream =
+                        serde_json::Deserializer::from_str(rest).into_iter::<Decoded>();
+                    stream
+                        .next()
+                        .map(|d| d.map(|Decoded(op)| (op, stream.byte_offset())))
+                }
+            };
+            match decoded {
+                Some(Ok((op, len))) => {
+                    let end = r.pos + len;
+                    match r.bytes()[end..]
+                        .iter()
+                        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                    {
+                        // Whether the value goes on (a number cut by the buffer's end) is
+                        // known only once what follows it is read.
+                        None if !r.eof => Step::More,
+                        None => Step::Fault(r.cut_short("EOF while parsing a list")),
+                        Some(gap) => {
+                            if !first {
+                                w.buf.extend_from_slice(separator);
+                            }
+                            session.apply(op).write_json(&mut w.buf);
+                            Step::Done(end + gap)
+                        }
+                    }
+                }
+                Some(Err(e)) if e.is_eof() && !r.eof => Step::More,
+                Some(Err(e)) => Step::Fault(r.not_json(r.pos, &e)),
+                None => Step::More,
+            }
+        };
+        match step {
+            Step::More => {
+                r.fill()?;
+            }
+            Step::Fault(e) => return Err(left_open(w, e)),
+            Step::Done(delimiter) => {
+                first = false;
+                w.maybe_flush()?;
+                r.pos = delimiter + 1;
+                match r.bytes()[delimiter] {
+                    b',' => {}
+                    b']' => break,
+                    _ => {
+                        return Err(left_open(
+                            w,
+                            r.syntax_error(delimiter, "expected `,` or `]`"),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    w.buf.extend_from_slice(b"]\n");
+    if r.skip_whitespace()? {
+        return Err(r.syntax_error(r.pos, "trailing characters"));
+    }
     Ok(())
+}
+
+/// Where decoding one array element got to.
+enum Step {
+    /// The element may go on past the end of the buffer: read more and decode it again.
+    More,
+    Fault(RunError),
+    /// Applied; the offset of the `,` or `]` after it (or of whatever stands there instead).
+    Done(usize),
+}
+
+/// One operation as a stream item, so serde_json's stream can say where it ended.
+struct Decoded<'de>(Result<Operation<'de>, Error>);
+
+impl<'de> serde::Deserialize<'de> for Decoded<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        OperationSeed.deserialize(d).map(Decoded)
+    }
+}
+
+/// Ends a results array cut short by bad input with a newline, leaving it open.
+fn left_open<W: Write>(w: &mut Results<W>, error: RunError) -> RunError {
+    w.buf.push(b'\n');
+    error
+}
+
+/// The input does not start with `[`: read it whole and say what it is instead.
+fn not_an_array<R: Read>(r: &mut Reader<R>) -> Result<(), RunError> {
+    while r.fill()? {}
+    if r.invalid_at.is_some() {
+        return Err(r.cut_short(""));
+    }
+    let text = &r.buf[r.pos..];
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Err(RunError::NotArray(kind(&v))),
+        Err(e) => Err(r.not_json(r.pos, &e)),
+    }
 }
 
 /// One line of JSON-lines input (1-based `number` in the whole input); `None` when blank.
@@ -153,19 +553,15 @@ fn parse_array(text: &str) -> Result<Vec<Value>, RunError> {
 
 /// `line_offset` turns serde's line within a parsed line into the line of the whole input.
 fn not_json(e: &serde_json::Error, line_offset: usize) -> RunError {
-    let message = e.to_string();
-    // serde appends " at line L column C", which is given separately (and corrected) here.
-    let reason = message
-        .rsplit_once(" at line ")
-        .map_or(message.as_str(), |(r, _)| r);
     RunError::NotJson {
         line: e.line() + line_offset,
         column: e.column(),
-        reason: reason.to_string(),
+        reason: reason_of(e),
     }
 }
 
-/// Operations from text holding a JSON array of them, or one operation per line.
+/// Operations from text holding a JSON array of them, or one operation per line, as values
+/// (`hookcheck record` turns them into a case file).
 pub fn parse_operations(text: &str) -> Result<Vec<Value>, RunError> {
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if first.is_empty() {
@@ -202,6 +598,15 @@ mod tests {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
+    /// The output written before an error, and the error.
+    fn run_partial(text: &str, format: Format) -> (String, String) {
+        let mut out = Vec::new();
+        let e = run_stream(text.as_bytes(), &mut out, format)
+            .err()
+            .map_or_else(String::new, |e| e.to_string());
+        (String::from_utf8_lossy(&out).into_owned(), e)
+    }
+
     #[test]
     fn array_input_gives_an_array_one_result_per_line() {
         let got = run_text(
@@ -213,11 +618,16 @@ mod tests {
             Ok("[true,\n \"error: unknown operation\"]\n".to_string())
         );
         assert_eq!(run_text("[]", Format::Auto), Ok("[]\n".to_string()));
+        assert_eq!(run_text(" [ ] \n", Format::Auto), Ok("[]\n".to_string()));
+        assert_eq!(
+            run_text("[5, {\"a\": [1, \"]\"]}, \"x,y\"]", Format::Auto),
+            Ok("[\"error: invalid arguments\",\n \"error: invalid arguments\",\n \"error: invalid arguments\"]\n".to_string())
+        );
     }
 
     #[test]
     fn lines_input_is_detected_and_blank_lines_skipped() {
-        let text = "\n[\"register\",0,\"s\",\"u\"]\n\n[\"enqueue\",0,\"s\",\"e\",[404]]\n[\"process\",0]\n";
+        let text = "\n[\"register\",0,\"s\",\"u\"]\n\n[\"enqueue\",0,\"s\",\"e\",[404]]\r\n[\"process\",0]";
         let got = run_text(text, Format::Auto);
         assert_eq!(
             got,
@@ -248,5 +658,96 @@ mod tests {
         );
         let err = run_text("[1,\n2,", Format::Array).err().unwrap_or_default();
         assert!(err.starts_with("not JSON at line 2"), "{err}");
+    }
+
+    #[test]
+    fn bad_input_part_way_keeps_the_results_already_written() {
+        let (out, err) = run_partial(
+            "[[\"register\",0,\"s\",\"u\"],\n [\"process\",0],\n [\"process\", 1 2]]",
+            Format::Auto,
+        );
+        assert_eq!(out, "[true,\n []\n");
+        assert_eq!(err, "not JSON at line 3, column 16: expected `,` or `]`");
+        let (out, err) = run_partial("[[\"process\",0],]", Format::Array);
+        assert_eq!(out, "[[]\n");
+        assert_eq!(err, "not JSON at line 1, column 16: trailing comma");
+        let (_, err) = run_partial("[[\"process\",0],,[\"process\",0]]", Format::Array);
+        assert_eq!(err, "not JSON at line 1, column 16: expected value");
+        // The first operation is whole; the input stops being JSON after it.
+        let (out, err) = run_partial("[[\"process\",0] [\"process\",1]]", Format::Array);
+        assert_eq!(out, "[[]\n");
+        assert_eq!(err, "not JSON at line 1, column 16: expected `,` or `]`");
+        let (out, err) = run_partial("[[\"process\",0],\n[\"process\",1", Format::Array);
+        assert_eq!(out, "[[]\n");
+        assert!(
+            err.starts_with("not JSON at line 2, column 12: EOF"),
+            "{err}"
+        );
+        let (out, err) = run_partial("[[\"process\",0]] x", Format::Array);
+        assert_eq!(out, "[[]]\n");
+        assert_eq!(err, "not JSON at line 1, column 17: trailing characters");
+        let (out, err) = run_partial("[\"process\",0]\n[\"process\",1]\n{oops\n", Format::Auto);
+        assert_eq!(out, "[]\n[]\n");
+        assert!(err.starts_with("not JSON at line 3, column 2"), "{err}");
+    }
+
+    #[test]
+    fn input_that_is_not_utf8_stops_the_run_where_it_breaks() {
+        let run = |bytes: &[u8], format| {
+            let mut out = Vec::new();
+            let e = run_stream(bytes, &mut out, format)
+                .err()
+                .map_or_else(String::new, |e| e.to_string());
+            (String::from_utf8_lossy(&out).into_owned(), e)
+        };
+        let (out, err) = run(b"[[\"process\",0],\n[\"status\",0,\"\xff\"]]", Format::Auto);
+        assert_eq!(out, "[[]\n");
+        assert_eq!(err, "not JSON at line 2, column 14: invalid UTF-8");
+        let (out, err) = run(b"[\"process\",0]\n\xfe", Format::Auto);
+        assert_eq!(out, "[]\n");
+        assert_eq!(err, "not JSON at line 2, column 1: invalid UTF-8");
+        let (_, err) = run(b"\xef\xbb", Format::Auto);
+        assert_eq!(err, "not JSON at line 1, column 1: invalid UTF-8");
+        let (_, err) = run(b"5\xff", Format::Auto);
+        assert_eq!(err, "not JSON at line 1, column 2: invalid UTF-8");
+        // Characters cut by a read boundary are whole again once the next read comes in.
+        let (out, err) = run(
+            "[[\"status\",0,\"\u{e9}\u{6f22}\u{1f642}\"]]".as_bytes(),
+            Format::Auto,
+        );
+        assert_eq!(
+            (out.as_str(), err.as_str()),
+            ("[\"error: unknown event\"]\n", "")
+        );
+    }
+
+    #[test]
+    fn reads_in_chunks_across_any_boundary() {
+        // A reader that hands out one byte at a time exercises every refill point.
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let Some((first, rest)) = self.0.split_first() else {
+                    return Ok(0);
+                };
+                if let Some(slot) = out.first_mut() {
+                    *slot = *first;
+                    self.0 = rest;
+                    return Ok(1);
+                }
+                Ok(0)
+            }
+        }
+        let text = "[[\"register\",0,\"s\",\"u\"],\n [\"enqueue\",0,\"s\",\"e\\\"1\",[503]],[\"process\",0],[\"status\",0,\"\u{1f642}\"]]";
+        let mut out = Vec::new();
+        run_stream(Trickle(text.as_bytes()), &mut out, Format::Auto).expect("runs");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            run_text(text, Format::Auto).unwrap_or_default()
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "[true,\n \"queued\",\n [\"e\\\"1 #1 503 retry at 30\"],\n \"error: unknown event\"]\n"
+        );
     }
 }

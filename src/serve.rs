@@ -2,10 +2,13 @@
 //! (`spec/protocol.md`), so the process path can be checked and timed against a known-good
 //! implementation whose own work per case is negligible.
 
-use crate::ops::run;
+use crate::input::{Format, Layout, run_stream_with};
+use crate::ops::{OperationSeed, Session};
 use crate::target::PROTOCOL;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
-use std::io::{self, BufRead, Write};
+use std::fmt;
+use std::io::{self, BufRead, Read, Write};
 
 /// Serves the lines protocol until `stop` or end of input.
 pub fn serve_lines(input: impl BufRead, out: &mut impl Write) -> io::Result<()> {
@@ -14,44 +17,151 @@ pub fn serve_lines(input: impl BufRead, out: &mut impl Write) -> io::Result<()> 
         if line.trim().is_empty() {
             continue;
         }
-        let message: Value = match serde_json::from_str(&line) {
+        let message = match serde_json::from_str::<Message>(&line) {
             Ok(m) => m,
             Err(e) => {
                 // Not a message hookcheck sends: say so on stderr and go on.
-                eprintln!("hookcheck serve: ignoring a line that is not JSON: {e}");
+                eprintln!("hookcheck serve: ignoring a line that is not a JSON object: {e}");
                 continue;
             }
         };
-        let answer = match message.get("type").and_then(Value::as_str) {
-            Some("hello") => json!({
-                "type": "hello", "protocol": PROTOCOL, "name": "hookcheck reference",
-                "language": "rust", "version": env!("CARGO_PKG_VERSION"),
-                "parts": ["retries", "ordering", "pause"],
-            }),
-            Some("run") => {
-                let seq = message.get("seq").cloned().unwrap_or(Value::Null);
-                match message.get("operations").and_then(Value::as_array) {
-                    Some(ops) => json!({"type": "results", "seq": seq, "results": run(ops)}),
-                    None => json!({"type": "errored", "seq": seq,
-                                   "message": "the run request has no operations list"}),
-                }
+        let mut answer = Vec::new();
+        match message.kind.as_deref() {
+            Some("hello") => {
+                let hello = json!({
+                    "type": "hello", "protocol": PROTOCOL, "name": "hookcheck reference",
+                    "language": "rust", "version": env!("CARGO_PKG_VERSION"),
+                    "parts": ["retries", "ordering", "pause"],
+                });
+                answer.extend_from_slice(hello.to_string().as_bytes());
             }
+            Some("run") => match message.results {
+                Some(results) => {
+                    answer.extend_from_slice(b"{\"type\":\"results\",\"seq\":");
+                    answer.extend_from_slice(message.seq.to_string().as_bytes());
+                    answer.extend_from_slice(b",\"results\":");
+                    answer.extend_from_slice(&results);
+                    answer.push(b'}');
+                }
+                None => {
+                    let errored = json!({"type": "errored", "seq": message.seq,
+                        "message": "the run request has no operations list"});
+                    answer.extend_from_slice(errored.to_string().as_bytes());
+                }
+            },
             Some("stop") => return Ok(()),
             _ => continue,
-        };
-        writeln!(out, "{answer}")?;
+        }
+        answer.push(b'\n');
+        out.write_all(&answer)?;
         out.flush()?;
     }
     Ok(())
 }
 
-/// Per-case mode: one JSON array of operations in, one array of results out.
-pub fn serve_once(input: &str, out: &mut impl Write) -> Result<(), String> {
-    let ops: Value = serde_json::from_str(input).map_err(|e| format!("input is not JSON: {e}"))?;
-    let ops = ops
-        .as_array()
-        .ok_or("input is not a JSON array of operations")?;
-    writeln!(out, "{}", Value::Array(run(ops))).map_err(|e| e.to_string())
+/// A protocol message, decoded in one pass: a `run` request's operations are run as they are
+/// read, and only their results kept.
+struct Message {
+    kind: Option<String>,
+    seq: Value,
+    /// The results of `operations` as a JSON array; `None` when it is missing or not a list.
+    results: Option<Vec<u8>>,
+}
+
+impl<'de> serde::Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(MessageVisitor)
+    }
+}
+
+struct MessageVisitor;
+
+impl<'de> Visitor<'de> for MessageVisitor {
+    type Value = Message;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a protocol message (a JSON object)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message, A::Error> {
+        let mut message = Message {
+            kind: None,
+            seq: Value::Null,
+            results: None,
+        };
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "type" => message.kind = map.next_value::<Value>()?.as_str().map(str::to_string),
+                "seq" => message.seq = map.next_value()?,
+                "operations" => message.results = map.next_value_seed(Operations)?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(message)
+    }
+}
+
+/// A list of operations, run on a fresh dispatcher as it is read; its results as a JSON array.
+struct Operations;
+
+impl<'de> DeserializeSeed<'de> for Operations {
+    type Value = Option<Vec<u8>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Operations {
+    type Value = Option<Vec<u8>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of operations")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut session = Session::new();
+        let mut out = vec![b'['];
+        while let Some(op) = seq.next_element_seed(OperationSeed)? {
+            if out.len() > 1 {
+                out.push(b',');
+            }
+            session.apply(op).write_json(&mut out);
+        }
+        out.push(b']');
+        Ok(Some(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// Per-case mode: one JSON array of operations in, the results array out on one line.
+pub fn serve_once(input: impl Read, out: &mut impl Write) -> Result<(), String> {
+    run_stream_with(input, out, Format::Array, Layout::OneLine).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -84,8 +194,11 @@ mod tests {
     #[test]
     fn per_case_round_trip() {
         let mut out = Vec::new();
-        serve_once("[[\"process\", 0]]", &mut out).expect("serves");
-        assert_eq!(String::from_utf8_lossy(&out), "[[]]\n");
-        assert!(serve_once("{}", &mut Vec::new()).is_err());
+        serve_once(&b"[[\"process\", 0], [\"nope\", 1]]"[..], &mut out).expect("serves");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "[[],\"error: unknown operation\"]\n"
+        );
+        assert!(serve_once(&b"{}"[..], &mut Vec::new()).is_err());
     }
 }

@@ -41,16 +41,17 @@ BUGS = {
     ],
     "retry due from the previous due time, not the call": [
         ("src/dispatcher/process.rs",
+         "let max_attempts = self.policy.max_attempts();",
+         "let max_attempts = self.policy.max_attempts();\n        let previous_due = self.due_at(key).unwrap_or(ts);"),
+        ("src/dispatcher/process.rs",
          "Outcome::RetryAt(ts.saturating_add(self.policy.wait_after(number)))",
-         "Outcome::RetryAt(event.due_at().unwrap_or(ts).saturating_add(self.policy.wait_after(number)))"),
+         "Outcome::RetryAt(previous_due.saturating_add(self.policy.wait_after(number)))"),
     ],
     "408 is permanent": [
         ("src/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599", "0 | 429 | 500..=599"),
     ],
     "enable keeps old due times": [
-        ("src/dispatcher/pause.rs",
-         "self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts };",
-         "if !matches!(self.events[key.index()].lifecycle, Lifecycle::Pending { .. }) { self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts }; }"),
+        ("src/dispatcher/pause.rs", "Some(epoch) => ep.epoch = epoch,", "Some(_) => {}"),
     ],
     "replayed events go to the back of the queue": [
         ("src/dispatcher/endpoint.rs",
@@ -67,20 +68,21 @@ BUGS = {
     "only the head of a disabled endpoint is held": [
         ("src/dispatcher/mod.rs",
          "            Lifecycle::Pending { .. } if held => (State::Held, None),",
-         "            Lifecycle::Pending { .. } if held && self.endpoints[event.endpoint.index()].head() == Some(*key) => (State::Held, None),"),
+         "            Lifecycle::Pending { .. } if held && self.endpoints[event.endpoint.index()].head() == Some(key) => (State::Held, None),"),
     ],
     "enable makes only the head due": [
-        ("src/dispatcher/pause.rs", "for key in &ep.pending {", "for key in ep.pending.iter().take(1) {"),
+        ("src/dispatcher/pause.rs", "Some(epoch) => ep.epoch = epoch,",
+         "Some(_) => if let Some(h) = ep.pending.front() { self.events[h.index()].lifecycle = Lifecycle::Pending { due_at: ts }; },"),
     ],
     "a blocked event reports its head's due time": [
         ("src/dispatcher/mod.rs",
-         "            Lifecycle::Pending { due_at } => (State::Pending, Some(due_at)),",
-         "            Lifecycle::Pending { due_at } => (State::Pending, Some(self.endpoints[event.endpoint.index()].head().and_then(|h| self.events[h.index()].due_at()).unwrap_or(due_at))),"),
+         "            Lifecycle::Pending { .. } => (State::Pending, self.due_at(key)),",
+         "            Lifecycle::Pending { .. } => (State::Pending, self.endpoints[event.endpoint.index()].head().and_then(|h| self.due_at(h))),"),
     ],
     "replay resets the attempts of pending events too": [
         ("src/dispatcher/pause.rs",
-         "            self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts };",
-         "            self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts };\n            if replay_dead { self.events[key.index()].attempts = 0; }"),
+         "        ep.enabled_at = ts;",
+         "        ep.enabled_at = ts;\n        if replay_dead { for key in &ep.pending { self.events[key.index()].attempts = 0; } }"),
     ],
     "revived events go behind the head": [
         ("src/dispatcher/endpoint.rs",
@@ -91,13 +93,13 @@ BUGS = {
         ("src/dispatcher/mod.rs", "if ep.pending.len() == 1 && !ep.disabled {", "if ep.pending.len() == 1 {"),
     ],
     "status 99 is valid": [
-        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16::try_from(s)", "0 | 99..=599 => u16::try_from(s)"),
+        ("src/dispatcher/outcome.rs", "0 | 100..=599 => list.push(", "0 | 99..=599 => list.push("),
     ],
     "status 600 is valid": [
-        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16::try_from(s)", "0 | 100..=600 => u16::try_from(s)"),
+        ("src/dispatcher/outcome.rs", "0 | 100..=599 => list.push(", "0 | 100..=600 => list.push("),
     ],
     "statuses 1 to 99 are valid": [
-        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16::try_from(s)", "0..=599 => u16::try_from(s)"),
+        ("src/dispatcher/outcome.rs", "0 | 100..=599 => list.push(", "0..=599 => list.push("),
     ],
     "299 is not a delivery": [
         ("src/dispatcher/outcome.rs", "200..=299 => Class::Delivered,", "200..=298 => Class::Delivered,"),

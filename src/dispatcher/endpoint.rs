@@ -1,7 +1,7 @@
 //! An endpoint: its pending events in enqueue order and its own dead letters, so that ordering,
 //! pause and replay work on one endpoint's events without touching anyone else's.
 
-use super::EventKey;
+use super::{EventKey, Ts};
 use std::collections::VecDeque;
 
 /// An endpoint's position in registration order, which is also its index in storage.
@@ -19,6 +19,10 @@ pub(crate) struct Endpoint {
     #[allow(dead_code)] // Stored as the brief's model has it; the simulation never contacts it.
     pub url: Box<str>,
     pub disabled: bool,
+    /// How many times the endpoint was enabled (wrapping), and the `ts` of the last enable: a
+    /// pending event whose `epoch` differs is due at `enabled_at`.
+    pub epoch: u32,
+    pub enabled_at: Ts,
     /// Pending events, sorted by enqueue order; the front is the head (`process.pick`). Enqueue
     /// appends (keys only grow), only the head is ever attempted, and a replay puts revived
     /// events at the front (see `revive_dead`), so a deque suffices.
@@ -32,6 +36,8 @@ impl Endpoint {
         Endpoint {
             url: url.into(),
             disabled: false,
+            epoch: 0,
+            enabled_at: 0,
             pending: VecDeque::new(),
             dead: Vec::new(),
         }

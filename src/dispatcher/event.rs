@@ -2,7 +2,6 @@
 
 use super::outcome::Script;
 use super::{EndpointKey, Ts};
-use std::sync::Arc;
 
 /// An event's position in enqueue order (`enqueue.order`), which is also its index in storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -16,7 +15,8 @@ impl EventKey {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Lifecycle {
-    /// Waiting for an attempt; `due_at` is meaningful even while held or blocked.
+    /// Waiting for an attempt; `due_at` holds even while held or blocked, unless the endpoint
+    /// was enabled since (see `Event::epoch`).
     Pending {
         due_at: Ts,
     },
@@ -27,20 +27,15 @@ pub(crate) enum Lifecycle {
     },
 }
 
+/// An event's id lives in the dispatcher's id arena, under the event's key.
 #[derive(Debug)]
 pub(crate) struct Event {
-    pub id: Arc<str>,
     pub endpoint: EndpointKey,
+    /// The endpoint's `epoch` when `due_at` was set. An `enable` bumps the endpoint's epoch
+    /// instead of touching each pending event, which makes every event set before it due at the
+    /// enable's `ts` at once (`pause.enable-due`).
+    pub epoch: u32,
     pub script: Script,
     pub attempts: u32,
     pub lifecycle: Lifecycle,
-}
-
-impl Event {
-    pub fn due_at(&self) -> Option<Ts> {
-        match self.lifecycle {
-            Lifecycle::Pending { due_at } => Some(due_at),
-            _ => None,
-        }
-    }
 }

@@ -8,6 +8,7 @@ mod attempt;
 mod endpoint;
 mod error;
 mod event;
+mod ids;
 mod outcome;
 mod pause;
 mod policy;
@@ -24,10 +25,9 @@ pub use status::{State, Status};
 
 use endpoint::Endpoint;
 use event::{Event, Lifecycle};
+use ids::Ids;
 use outcome::Script;
-use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Simulated time in seconds.
 pub type Ts = i64;
@@ -36,9 +36,9 @@ pub type Ts = i64;
 pub struct Dispatcher {
     policy: RetryPolicy,
     endpoints: Vec<Endpoint>,
-    endpoint_keys: HashMap<Box<str>, EndpointKey>,
+    endpoint_ids: Ids,
     events: Vec<Event>,
-    event_keys: HashMap<Arc<str>, EventKey>,
+    event_ids: Ids,
     /// The head of every enabled endpoint that has pending events, by (due time, enqueue order).
     ready: BTreeSet<(Ts, EventKey)>,
     /// Dead-lettered events by order of death (`dead.list`).
@@ -60,13 +60,10 @@ impl Dispatcher {
 
     /// `register.duplicate`: an existing endpoint is never replaced.
     pub fn register(&mut self, endpoint_id: &str, url: &str) -> Result<(), Error> {
-        if self.endpoint_keys.contains_key(endpoint_id) {
+        if self.endpoint_ids.insert(endpoint_id)?.is_none() {
             return Err(Error::DuplicateEndpoint);
         }
-        let key =
-            EndpointKey(u32::try_from(self.endpoints.len()).map_err(|_| Error::CapacityExceeded)?);
         self.endpoints.push(Endpoint::new(url));
-        self.endpoint_keys.insert(endpoint_id.into(), key);
         Ok(())
     }
 
@@ -80,21 +77,20 @@ impl Dispatcher {
         outcomes: Outcomes,
     ) -> Result<EventKey, Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
-        let key = EventKey(u32::try_from(self.events.len()).map_err(|_| Error::CapacityExceeded)?);
-        // One hash probe decides the duplicate and reserves the slot; the id is shared, not copied.
-        let id: Arc<str> = event_id.into();
-        match self.event_keys.entry(Arc::clone(&id)) {
-            Entry::Occupied(_) => return Err(Error::DuplicateEvent),
-            Entry::Vacant(slot) => slot.insert(key),
-        };
+        // Event ids are numbered in enqueue order, so the id's index is the event's key.
+        let key = EventKey(
+            self.event_ids
+                .insert(event_id)?
+                .ok_or(Error::DuplicateEvent)?,
+        );
+        let ep = &mut self.endpoints[endpoint.index()];
         self.events.push(Event {
-            id,
             endpoint,
+            epoch: ep.epoch,
             script: Script::new(outcomes, self.policy.max_attempts()),
             attempts: 0,
             lifecycle: Lifecycle::Pending { due_at: ts },
         });
-        let ep = &mut self.endpoints[endpoint.index()];
         ep.pending.push_back(key);
         // A new event is the last in enqueue order, so it is the head only of an empty queue.
         if ep.pending.len() == 1 && !ep.disabled {
@@ -104,12 +100,12 @@ impl Dispatcher {
     }
 
     pub fn status(&self, event_id: &str) -> Result<Status, Error> {
-        let key = self.event_keys.get(event_id).ok_or(Error::UnknownEvent)?;
+        let key = EventKey(self.event_ids.get(event_id).ok_or(Error::UnknownEvent)?);
         let event = &self.events[key.index()];
         let held = self.endpoints[event.endpoint.index()].disabled;
         let (state, next_attempt_at) = match event.lifecycle {
             Lifecycle::Pending { .. } if held => (State::Held, None),
-            Lifecycle::Pending { due_at } => (State::Pending, Some(due_at)),
+            Lifecycle::Pending { .. } => (State::Pending, self.due_at(key)),
             Lifecycle::Delivered => (State::Delivered, None),
             Lifecycle::Dead { .. } => (State::Dead, None),
         };
@@ -136,7 +132,22 @@ impl Dispatcher {
     }
 
     pub fn event_id(&self, key: EventKey) -> &str {
-        &self.events[key.index()].id
+        self.event_ids.name(key.0)
+    }
+
+    /// A pending event's due time: its own, unless its endpoint was enabled since it was set
+    /// (`pause.enable-due`), which makes it the enable's `ts`. `None` unless pending.
+    fn due_at(&self, key: EventKey) -> Option<Ts> {
+        let event = &self.events[key.index()];
+        let Lifecycle::Pending { due_at } = event.lifecycle else {
+            return None;
+        };
+        let ep = &self.endpoints[event.endpoint.index()];
+        Some(if event.epoch == ep.epoch {
+            due_at
+        } else {
+            ep.enabled_at
+        })
     }
 
     /// The brief's record string for an attempt this dispatcher made.
@@ -148,9 +159,9 @@ impl Dispatcher {
     }
 
     fn endpoint_key(&self, endpoint_id: &str) -> Result<EndpointKey, Error> {
-        self.endpoint_keys
+        self.endpoint_ids
             .get(endpoint_id)
-            .copied()
+            .map(EndpointKey)
             .ok_or(Error::UnknownEndpoint)
     }
 
@@ -161,7 +172,7 @@ impl Dispatcher {
             return;
         }
         if let Some(head) = ep.head()
-            && let Some(due_at) = self.events[head.index()].due_at()
+            && let Some(due_at) = self.due_at(head)
         {
             self.ready.insert((due_at, head));
         }

@@ -21,61 +21,99 @@ pub fn classify(status: u16) -> Class {
 
 /// A non-empty list of valid statuses; holding one proves the list was validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcomes(Box<[u16]>);
+pub struct Outcomes(Statuses);
 
 impl Outcomes {
     /// Validates a script: non-empty, each status 0 or in 100..=599.
     pub fn new<I: IntoIterator<Item = i64>>(statuses: I) -> Result<Self, Error> {
-        let list = statuses
-            .into_iter()
-            .map(|s| match s {
-                0 | 100..=599 => u16::try_from(s).map_err(|_| Error::InvalidOutcomes),
-                _ => Err(Error::InvalidOutcomes),
-            })
-            .collect::<Result<Box<[u16]>, Error>>()?;
-        if list.is_empty() {
+        let mut list = Statuses::default();
+        for s in statuses {
+            match s {
+                0 | 100..=599 => list.push(u16::try_from(s).map_err(|_| Error::InvalidOutcomes)?),
+                _ => return Err(Error::InvalidOutcomes),
+            }
+        }
+        if list.as_slice().is_empty() {
             return Err(Error::InvalidOutcomes);
         }
         Ok(Outcomes(list))
     }
 }
 
-/// The part of a script an event can use, as the dispatcher stores it: attempt *n* never exceeds
-/// the policy's maximum, so later entries are dropped, and short scripts live inside the event
-/// itself, saving an allocation and a pointer chase per attempt.
+/// A list of statuses that lives inside its owner up to `INLINE` entries, so the usual short
+/// script costs no allocation and no pointer chase per attempt.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Script {
+enum Statuses {
     Inline { len: u8, statuses: [u16; INLINE] },
     Spilled(Box<[u16]>),
 }
 
 const INLINE: usize = 8;
 
-impl Script {
-    pub fn new(outcomes: Outcomes, max_attempts: u32) -> Self {
-        let usable = usize::try_from(max_attempts).unwrap_or(usize::MAX);
-        let list = &outcomes.0[..outcomes.0.len().min(usable)];
-        if list.len() <= INLINE {
-            let mut statuses = [0; INLINE];
-            statuses[..list.len()].copy_from_slice(list);
-            // list.len() <= INLINE, so it fits a u8.
-            let len = list.len() as u8;
-            Script::Inline { len, statuses }
-        } else {
-            Script::Spilled(list.into())
+impl Default for Statuses {
+    fn default() -> Self {
+        Statuses::Inline {
+            len: 0,
+            statuses: [0; INLINE],
+        }
+    }
+}
+
+impl Statuses {
+    fn push(&mut self, status: u16) {
+        match self {
+            Statuses::Inline { len, statuses } if usize::from(*len) < INLINE => {
+                statuses[usize::from(*len)] = status;
+                *len += 1;
+            }
+            Statuses::Inline { statuses, .. } => {
+                let mut list = statuses.to_vec();
+                list.push(status);
+                *self = Statuses::Spilled(list.into());
+            }
+            Statuses::Spilled(list) => {
+                let mut grown = list.to_vec();
+                grown.push(status);
+                *list = grown.into();
+            }
         }
     }
 
     fn as_slice(&self) -> &[u16] {
         match self {
-            Script::Inline { len, statuses } => &statuses[..usize::from(*len)],
-            Script::Spilled(list) => list,
+            Statuses::Inline { len, statuses } => &statuses[..usize::from(*len)],
+            Statuses::Spilled(list) => list,
         }
+    }
+
+    /// Keeps the first `n` entries.
+    fn truncate(self, n: usize) -> Self {
+        let list = self.as_slice();
+        if list.len() <= n {
+            return self;
+        }
+        let mut kept = Statuses::default();
+        for s in &list[..n] {
+            kept.push(*s);
+        }
+        kept
+    }
+}
+
+/// The part of a script an event can use, as the dispatcher stores it: attempt *n* never exceeds
+/// the policy's maximum, so later entries are dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Script(Statuses);
+
+impl Script {
+    pub fn new(outcomes: Outcomes, max_attempts: u32) -> Self {
+        let usable = usize::try_from(max_attempts).unwrap_or(usize::MAX);
+        Script(outcomes.0.truncate(usable))
     }
 
     /// The status of attempt `n` (1-based); the last entry repeats (`outcomes.script`).
     pub fn for_attempt(&self, n: u32) -> u16 {
-        let list = self.as_slice();
+        let list = self.0.as_slice();
         let index = usize::try_from(n.saturating_sub(1)).unwrap_or(usize::MAX);
         list.get(index)
             .or_else(|| list.last())
@@ -134,10 +172,14 @@ mod tests {
     fn long_scripts_spill_and_keep_only_usable_entries() {
         let long: Vec<i64> = (0..20).map(|i| 500 + i).collect();
         let s = Script::new(Outcomes::new(long.clone()).expect("valid"), 10);
-        assert!(matches!(s, Script::Spilled(ref l) if l.len() == 10));
+        assert!(matches!(s.0, Statuses::Spilled(ref l) if l.len() == 10));
         assert_eq!(s.for_attempt(10), 509);
         let s = Script::new(Outcomes::new(long).expect("valid"), 6);
-        assert!(matches!(s, Script::Inline { len: 6, .. }));
+        assert!(matches!(s.0, Statuses::Inline { len: 6, .. }));
         assert_eq!((s.for_attempt(6), s.for_attempt(7)), (505, 505));
+        let eight: Vec<i64> = (0..8).map(|i| 500 + i).collect();
+        let s = Script::new(Outcomes::new(eight).expect("valid"), 100);
+        assert!(matches!(s.0, Statuses::Inline { len: 8, .. }));
+        assert_eq!(s.for_attempt(9), 507);
     }
 }

@@ -1,21 +1,21 @@
-//! `disable` and `enable` with replay (`pause.*`): the cost is the endpoint's own pending and dead
-//! events, never the whole dispatcher.
+//! `disable` and `enable` with replay (`pause.*`): the cost is the endpoint's dead events at
+//! most, never its pending events nor the whole dispatcher.
 
 use super::{Dispatcher, Error, Lifecycle, Ts};
 
 impl Dispatcher {
     pub fn disable(&mut self, endpoint_id: &str) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
-        let ep = &mut self.endpoints[endpoint.index()];
+        let ep = &self.endpoints[endpoint.index()];
         if ep.disabled {
             return Err(Error::AlreadyDisabled);
         }
-        ep.disabled = true;
         if let Some(head) = ep.head()
-            && let Some(due_at) = self.events[head.index()].due_at()
+            && let Some(due_at) = self.due_at(head)
         {
             self.ready.remove(&(due_at, head));
         }
+        self.endpoints[endpoint.index()].disabled = true;
         Ok(())
     }
 
@@ -26,6 +26,21 @@ impl Dispatcher {
             return Err(Error::NotDisabled);
         }
         ep.disabled = false;
+        // Every pending event becomes due at `ts` (`pause.enable-due`): a new epoch makes every
+        // due time set before it stale. After 2^32 enables the epoch would come round to an old
+        // one, so then (and only then) the due times are reset one by one.
+        match ep.epoch.checked_add(1) {
+            Some(epoch) => ep.epoch = epoch,
+            None => {
+                ep.epoch = 0;
+                for key in &ep.pending {
+                    let event = &mut self.events[key.index()];
+                    event.epoch = 0;
+                    event.lifecycle = Lifecycle::Pending { due_at: ts };
+                }
+            }
+        }
+        ep.enabled_at = ts;
         if replay_dead {
             for key in ep.revive_dead() {
                 let event = &mut self.events[key.index()];
@@ -33,10 +48,9 @@ impl Dispatcher {
                     self.dead_letters.remove(&letter);
                 }
                 event.attempts = 0;
+                event.epoch = ep.epoch;
+                event.lifecycle = Lifecycle::Pending { due_at: ts };
             }
-        }
-        for key in &ep.pending {
-            self.events[key.index()].lifecycle = Lifecycle::Pending { due_at: ts };
         }
         self.schedule_head(endpoint);
         Ok(())

@@ -25,6 +25,7 @@ impl Dispatcher {
     /// One attempt of an endpoint's head, which the caller has taken out of `ready`.
     fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {
         let max_attempts = self.policy.max_attempts();
+        let epoch = self.endpoints[self.events[key.index()].endpoint.index()].epoch;
         let event = &mut self.events[key.index()];
         event.attempts = event.attempts.saturating_add(1);
         let number = event.attempts;
@@ -41,6 +42,7 @@ impl Dispatcher {
             Outcome::RetryAt(due_at) => {
                 // Still the head: it goes back into the ready set at its new due time.
                 event.lifecycle = Lifecycle::Pending { due_at };
+                event.epoch = epoch;
                 self.ready.insert((due_at, key));
             }
             Outcome::Delivered => {

@@ -217,3 +217,35 @@ fn custom_policy_is_honoured() {
     assert_eq!(records(&mut d, 0), vec!["e #1 0 retry at 10"]);
     assert_eq!(records(&mut d, 10), vec!["e #2 0 dead"]);
 }
+
+#[test]
+fn enable_makes_every_pending_event_due_even_when_the_epoch_wraps() {
+    for start in [0, u32::MAX - 1, u32::MAX] {
+        let mut d = shop();
+        d.endpoints[0].epoch = start;
+        d.enqueue(0, "shop", "a", outcomes(&[500, 200])).expect("a");
+        d.enqueue(5, "shop", "b", outcomes(&[200])).expect("b");
+        assert_eq!(records(&mut d, 10), vec!["a #1 500 retry at 40"]);
+        d.disable("shop").expect("disable");
+        d.enqueue(20, "shop", "c", outcomes(&[200])).expect("c");
+        d.enable(25, "shop", false).expect("enable");
+        for id in ["a", "b", "c"] {
+            assert_eq!(
+                status(&d, id).2,
+                Some(25),
+                "{id} after enabling from epoch {start}"
+            );
+        }
+        d.disable("shop").expect("disable again");
+        d.enable(30, "shop", false).expect("enable again");
+        assert_eq!(status(&d, "c").2, Some(30), "from epoch {start}");
+        assert_eq!(
+            records(&mut d, 30),
+            vec![
+                "a #2 200 delivered",
+                "b #1 200 delivered",
+                "c #1 200 delivered"
+            ]
+        );
+    }
+}

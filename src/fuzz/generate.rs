@@ -3,8 +3,7 @@
 //! land on pending retries' exact due times, so sixth attempts, deaths and replays come often.
 
 use crate::case::Part;
-use crate::dispatcher::Dispatcher;
-use crate::ops::step;
+use crate::ops::Session;
 use crate::prng::Prng;
 use serde_json::{Value, json};
 
@@ -39,7 +38,7 @@ struct State {
     events: u64,
     /// Retry due times seen in the shadow dispatcher's records, not yet reached.
     dues: Vec<i64>,
-    shadow: Dispatcher,
+    shadow: Session,
     ops: Vec<Value>,
     /// The events the shadow accepted, with their endpoints.
     known: Vec<(String, String)>,
@@ -60,7 +59,7 @@ impl Generator {
             ts: 0,
             events: 0,
             dues: Vec::new(),
-            shadow: Dispatcher::new(),
+            shadow: Session::new(),
             ops: Vec::new(),
             known: Vec::new(),
             scenario_done: false,
@@ -104,7 +103,7 @@ impl Generator {
 
 impl State {
     fn push(&mut self, op: Value) {
-        let result = step(&mut self.shadow, &op);
+        let result = self.shadow.step(&op);
         if result == json!("queued")
             && let (Some(ep), Some(id)) = (
                 op.get(2).and_then(Value::as_str),

@@ -198,10 +198,7 @@ fn serve(per_case: bool) -> ExitCode {
     let stdout = io::stdout();
     let mut out = stdout.lock();
     let result = if per_case {
-        let mut input = String::new();
-        io::Read::read_to_string(&mut io::stdin(), &mut input)
-            .map_err(|e| e.to_string())
-            .and_then(|_| hookcheck::serve::serve_once(&input, &mut out))
+        hookcheck::serve::serve_once(io::stdin().lock(), &mut out)
     } else {
         hookcheck::serve::serve_lines(io::stdin().lock(), &mut out).map_err(|e| e.to_string())
     };

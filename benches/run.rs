@@ -1,0 +1,290 @@
+//! `hookcheck run` as a user runs it: the whole process on generated workloads of 10k, 100k and
+//! 1M events, as a JSON array and as JSON lines, with two yardsticks measured in the same run on
+//! the same bytes:
+//!
+//! - the parse-only floor: serde_json parsing the input into `IgnoredAny` (from memory, and
+//!   streamed from the file as `hookcheck run` reads it);
+//! - a heap-based Python implementation of the brief (`benches/peers/heap_dispatcher.py`).
+//!
+//! For each, wall time and peak resident memory of the process (its `VmHWM`, read from /proc
+//! while it runs), and the peak of live heap bytes of the same run done in process under a
+//! counting allocator: what the dispatcher holds, plus one operation and the read and write
+//! buffers. The outputs of hookcheck and of the Python peer are compared byte for byte.
+//!
+//! `cargo bench --bench run` (all sizes); `cargo bench --bench run -- 100000` (one size);
+//! `--no-python` leaves the peer out. Workloads are written to `target/bench-run/`.
+//!
+//! The workload follows the mix measured on a user's input: 2,000 endpoints; per event, one
+//! enqueue, 1.1 process calls, 0.25 status queries, 0.07 disables and 0.05 enables (replay half of
+//! the time); statuses mostly 2xx, some retried and some dead.
+
+use hookcheck::prng::Prng;
+use serde::de::IgnoredAny;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write as _;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+        PEAK.fetch_max(live, Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size >= layout.size() {
+            let live = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
+            PEAK.fetch_max(live, Relaxed);
+        } else {
+            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+const ENDPOINTS: u64 = 2_000;
+
+/// Writes the workload of `events` events as a JSON array and as JSON lines; the operations.
+fn generate(events: u64, dir: &Path) -> u64 {
+    let mut p = Prng::new(events);
+    let mut array = BufWriter::new(
+        std::fs::File::create(dir.join(format!("ops-{events}.json"))).expect("create"),
+    );
+    let mut lines = BufWriter::new(
+        std::fs::File::create(dir.join(format!("ops-{events}.jsonl"))).expect("create"),
+    );
+    let mut count = 0u64;
+    let mut emit = |op: &str| {
+        let _ = if count == 0 {
+            write!(array, "[{op}")
+        } else {
+            write!(array, ",\n{op}")
+        };
+        let _ = writeln!(lines, "{op}");
+        count += 1;
+    };
+    for ep in 0..ENDPOINTS {
+        emit(&format!(
+            r#"["register",0,"ep-{ep}","https://ep-{ep}.example/hooks"]"#
+        ));
+    }
+    let (mut ts, mut enqueued) = (0i64, 0u64);
+    let mut op = String::new();
+    while enqueued < events {
+        op.clear();
+        let ep = p.below(ENDPOINTS);
+        // Weights per 247 operations: 100 enqueue, 110 process, 25 status, 7 disable, 5 enable.
+        match p.below(247) {
+            0..=99 => {
+                let outcomes = match p.below(20) {
+                    0..=13 => "[200]",
+                    14 => "[503,200]",
+                    15 => "[500,500,200]",
+                    16 => "[0,429,201]",
+                    17 => "[404]",
+                    18 => "[503]",
+                    _ => "[408,204]",
+                };
+                let _ = write!(
+                    op,
+                    r#"["enqueue",{ts},"ep-{ep}","evt-{enqueued}",{outcomes}]"#
+                );
+                enqueued += 1;
+            }
+            100..=209 => {
+                ts += 1 + p.below(3) as i64;
+                let _ = write!(op, r#"["process",{ts}]"#);
+            }
+            210..=234 => {
+                let id = p.below(enqueued + enqueued / 50 + 1);
+                let _ = write!(op, r#"["status",{ts},"evt-{id}"]"#);
+            }
+            235..=241 => {
+                let _ = write!(op, r#"["disable",{ts},"ep-{ep}"]"#);
+            }
+            _ => {
+                let replay = p.chance(50);
+                let _ = write!(op, r#"["enable",{ts},"ep-{ep}",{replay}]"#);
+            }
+        }
+        emit(&op);
+    }
+    let _ = writeln!(array, "]");
+    let _ = array.flush();
+    let _ = lines.flush();
+    count
+}
+
+/// Wall seconds and peak resident memory (KiB) of `command`, its stdout written to `out`. The
+/// peak is the process's own high-water mark (`VmHWM`), read from /proc while it runs: the
+/// resource usage a parent collects counts the parent's memory too for a child started by
+/// vfork, as Rust and Python start them.
+fn measure(command: &[&str], out: &Path) -> (f64, u64) {
+    let started = Instant::now();
+    let mut child = Command::new(command[0])
+        .args(&command[1..])
+        .stdout(std::fs::File::create(out).expect("output file"))
+        .spawn()
+        .expect("the command starts");
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    let code = loop {
+        if let Some(code) = child.try_wait().expect("wait") {
+            break code;
+        }
+        let hwm = std::fs::read_to_string(&status).ok().and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+        peak = peak.max(hwm.unwrap_or(0));
+        std::thread::sleep(std::time::Duration::from_micros(500));
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    assert!(code.success(), "{command:?} failed: {code}");
+    (seconds, peak)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median wall time and the largest RSS of `runs` runs.
+fn repeat(runs: usize, command: &[&str], out: &Path) -> (f64, u64) {
+    let results: Vec<(f64, u64)> = (0..runs).map(|_| measure(command, out)).collect();
+    (
+        median(results.iter().map(|r| r.0).collect()),
+        results.iter().map(|r| r.1).max().unwrap_or(0),
+    )
+}
+
+/// The parse-only floor: best of three, from memory and streamed from the file.
+fn floor(path: &Path) -> (f64, f64) {
+    let bytes = std::fs::read(path).expect("read");
+    let slice = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                for v in serde_json::Deserializer::from_slice(&bytes).into_iter::<IgnoredAny>() {
+                    v.expect("JSON");
+                }
+            } else {
+                let _: IgnoredAny = serde_json::from_slice(&bytes).expect("JSON");
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    drop(bytes);
+    let streamed = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            let f = BufReader::new(std::fs::File::open(path).expect("open"));
+            for v in serde_json::Deserializer::from_reader(f).into_iter::<IgnoredAny>() {
+                v.expect("JSON");
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min);
+    (slice, streamed)
+}
+
+/// Peak live heap bytes of the same run done in process.
+fn heap(path: &Path) -> usize {
+    let f = BufReader::new(std::fs::File::open(path).expect("open"));
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    hookcheck::input::run_stream(f, &mut std::io::sink(), hookcheck::input::Format::Auto)
+        .expect("runs");
+    PEAK.load(Relaxed) - base
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let python = !args.iter().any(|a| a == "--no-python");
+    let sizes: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let sizes = if sizes.is_empty() {
+        vec![10_000, 100_000, 1_000_000]
+    } else {
+        sizes
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join("target").join("bench-run");
+    std::fs::create_dir_all(&dir).expect("target/bench-run");
+    let hookcheck = env!("CARGO_BIN_EXE_hookcheck");
+    let peer = root.join("benches/peers/heap_dispatcher.py");
+    let peer = peer.to_string_lossy();
+    println!(
+        "{:>9} {:>5} {:>8} {:>9} {:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7}",
+        "events",
+        "input",
+        "MB",
+        "ops",
+        "floor s",
+        "stream s",
+        "run s",
+        "/floor",
+        "RSS MB",
+        "heap MB",
+        "RSS/h",
+        "py s",
+        "py MB",
+        "speedup"
+    );
+    for &events in &sizes {
+        let ops = generate(events, &dir);
+        for ext in ["json", "jsonl"] {
+            let input = dir.join(format!("ops-{events}.{ext}"));
+            let input_text = input.to_string_lossy().into_owned();
+            let mb = std::fs::metadata(&input).map_or(0, |m| m.len()) as f64 / 1e6;
+            let (slice, streamed) = floor(&input);
+            let heap = heap(&input) as f64 / 1e6;
+            let ours = dir.join(format!("out-{events}.{ext}"));
+            let runs = if events >= 1_000_000 { 3 } else { 5 };
+            let (run, rss) = repeat(runs, &[hookcheck, "run", &input_text], &ours);
+            let rss = rss as f64 * 1024.0 / 1e6;
+            let mut row = format!(
+                "{events:>9} {ext:>5} {mb:>8.1} {ops:>9} {slice:>8.3} {streamed:>8.3} {run:>8.3} {:>6.2} {rss:>8.1} {heap:>8.1} {:>6.2}",
+                run / slice,
+                rss / heap
+            );
+            if python {
+                let theirs = dir.join(format!("py-{events}.{ext}"));
+                let py_runs = if events >= 1_000_000 { 1 } else { 3 };
+                let (py, py_rss) = repeat(py_runs, &["python3", &peer, &input_text], &theirs);
+                let same = std::fs::read(&ours).ok() == std::fs::read(&theirs).ok();
+                let _ = write!(
+                    row,
+                    " {py:>8.2} {:>8.1} {:>6.1}x{}",
+                    py_rss as f64 * 1024.0 / 1e6,
+                    py / run,
+                    if same { "" } else { "  OUTPUTS DIFFER" }
+                );
+            }
+            println!("{row}");
+        }
+    }
+    println!(
+        "\nfloor s: serde_json into IgnoredAny from memory; stream s: the same from the file;\n\
+         run s, RSS: the whole `hookcheck run` process (median, largest RSS); heap: peak live heap\n\
+         bytes of the same run in process; py: benches/peers/heap_dispatcher.py on the same file."
+    );
+}

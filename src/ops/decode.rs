@@ -1,0 +1,370 @@
+//! One operation, decoded straight from its JSON text into a typed [`Operation`]: no `Value`
+//! tree, strings borrowed where the input has no escapes. The operation is first cut into its
+//! elements' JSON texts, by the fast scanner of `scan` for the usual shape or by serde_json (a
+//! `SeqAccess` visitor taking each element as `&RawValue`) for anything else; the values are
+//! then read from those texts by one judge, so the rules that depend on how a number is written
+//! (`op.ts-strict`: `10.0` and `1e3` are not integers, `-0` is 0) are decided on the spelling
+//! itself. A `Value` (case files, the fuzzer) is written out as text and read by the same code.
+//!
+//! Every JSON value decodes to an operation or to the error the spec assigns it
+//! (`op.error-precedence`): decoding fails only on input that is not JSON. Arity is judged
+//! before `ts` and the arguments, so the elements are all taken before any is judged.
+
+use super::{Command, Kind, Operation, TS_LIMIT};
+use crate::dispatcher::{Error, Outcomes, Ts};
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::fmt;
+
+/// The most elements an operation can have: a name, `ts` and three arguments.
+pub(crate) const MOST: usize = 5;
+
+/// Decodes one operation (`DeserializeSeed`, for use inside a sequence or on its own).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct OperationSeed;
+
+impl<'de> DeserializeSeed<'de> for OperationSeed {
+    type Value = Result<Operation<'de>, Error>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(OperationVisitor)
+    }
+}
+
+/// Decodes an operation from its JSON text; `None` when the text is not JSON.
+pub fn decode_text(text: &str) -> Option<Result<Operation<'_>, Error>> {
+    if let Some((op, end)) = super::scan::operation(text)
+        && text[end..]
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .is_empty()
+    {
+        return Some(op);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let op = OperationSeed.deserialize(&mut de).ok()?;
+    de.end().ok().map(|()| op)
+}
+
+struct OperationVisitor;
+
+impl<'de> Visitor<'de> for OperationVisitor {
+    type Value = Result<Operation<'de>, Error>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an operation")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items: [Option<Elem<'de>>; MOST] = Default::default();
+        let mut count = 0;
+        while let Some(item) = seq.next_element::<&'de RawValue>()? {
+            if let Some(slot) = items.get_mut(count) {
+                *slot = Some(Elem::of(item.get()));
+            }
+            count += 1;
+        }
+        Ok(operation(items, count))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Err(Error::InvalidArguments))
+    }
+
+    // Not a list (`op.not-a-list`): a number, string, boolean or null.
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Err(Error::InvalidArguments))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(Err(Error::InvalidArguments))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(Err(Error::InvalidArguments))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(Err(Error::InvalidArguments))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(Err(Error::InvalidArguments))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Err(Error::InvalidArguments))
+    }
+}
+
+/// What the judge needs to know of one element of an operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Elem<'a> {
+    Str(Cow<'a, str>),
+    /// A number spelled as an integer (`op.ts-strict`), within an `i64`.
+    Int(i64),
+    Bool(bool),
+    /// A list, read as `outcomes` would be.
+    List(Result<Outcomes, Error>),
+    /// Anything else: `null`, an object, a number with a fraction or exponent or beyond `i64`.
+    Other,
+}
+
+impl<'a> Elem<'a> {
+    /// Reads an element from its JSON text.
+    pub(crate) fn of(json: &'a str) -> Elem<'a> {
+        match json.as_bytes().first() {
+            Some(b'"') => text(json).map_or(Elem::Other, Elem::Str),
+            Some(b'[') => Elem::List(outcomes(json)),
+            Some(b't') if json == "true" => Elem::Bool(true),
+            Some(b'f') if json == "false" => Elem::Bool(false),
+            _ => integer(json).map_or(Elem::Other, Elem::Int),
+        }
+    }
+}
+
+/// Judges an operation's elements (the first `MOST` of `count`) in the order of
+/// `op.error-precedence`: name, arity, `ts`, then each argument left to right.
+pub(crate) fn operation<'a>(
+    items: [Option<Elem<'a>>; MOST],
+    count: usize,
+) -> Result<Operation<'a>, Error> {
+    let [name, ts, a, b, c] = items;
+    let kind = match name {
+        Some(Elem::Str(name)) => Kind::from_name(&name),
+        _ => None,
+    }
+    .ok_or(Error::UnknownOperation)?;
+    let (fewest, most) = kind.arity();
+    if !(fewest + 2..=most + 2).contains(&count) {
+        return Err(Error::InvalidArguments);
+    }
+    let ts = match ts {
+        Some(Elem::Int(ts)) => in_range(ts),
+        _ => None,
+    }
+    .ok_or(Error::InvalidArguments)?;
+    let string = |item: Option<Elem<'a>>| match item {
+        Some(Elem::Str(s)) => Ok(s),
+        _ => Err(Error::InvalidArguments),
+    };
+    let command = match kind {
+        Kind::Register => Command::Register {
+            endpoint: string(a)?,
+            url: string(b)?,
+        },
+        Kind::Enqueue => Command::Enqueue {
+            endpoint: string(a)?,
+            event: string(b)?,
+            outcomes: match c {
+                Some(Elem::List(outcomes)) => outcomes?,
+                _ => return Err(Error::InvalidOutcomes),
+            },
+        },
+        Kind::Process => Command::Process,
+        Kind::Status => Command::Status { event: string(a)? },
+        Kind::Disable => Command::Disable {
+            endpoint: string(a)?,
+        },
+        Kind::Enable => Command::Enable {
+            endpoint: string(a)?,
+            replay_dead: match b {
+                Some(Elem::Bool(flag)) => flag,
+                _ => return Err(Error::InvalidArguments),
+            },
+        },
+        Kind::DeadLetters => Command::DeadLetters {
+            endpoint: a.map(|a| string(Some(a))).transpose()?,
+        },
+    };
+    Ok(Operation { ts, command })
+}
+
+fn in_range(ts: i64) -> Option<Ts> {
+    (ts.unsigned_abs() <= TS_LIMIT.unsigned_abs()).then_some(ts)
+}
+
+/// A JSON string's value, borrowed when it has no escapes; `None` for any other value.
+fn text(json: &str) -> Option<Cow<'_, str>> {
+    let inner = json.strip_prefix('"')?.strip_suffix('"')?;
+    if inner.bytes().all(|b| b != b'\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    // An escape that names no character (a lone surrogate) makes no string either.
+    serde_json::from_str::<String>(json).ok().map(Cow::Owned)
+}
+
+/// An integer as JSON spells it: digits and an optional minus, no fraction and no exponent
+/// (`op.ts-strict`, `outcomes.strict`; `-0` is 0). `None` for any other value, and for integers
+/// beyond an `i64` (which every range check rejects anyway).
+pub(crate) fn integer(json: &str) -> Option<i64> {
+    let (negative, digits) = match json.as_bytes() {
+        [b'-', rest @ ..] => (true, rest),
+        all => (false, all),
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    // Accumulated as a negative number, whose range is the larger one.
+    let mut n: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+    }
+    if negative { Some(n) } else { n.checked_neg() }
+}
+
+/// `outcomes`: a non-empty list of valid integer statuses (`outcomes.valid`, `outcomes.strict`).
+/// The raw text is valid JSON, so reading it needs no more than skipping blanks between integers;
+/// the first element that is not a plain integer makes the whole list invalid.
+pub(crate) fn outcomes(json: &str) -> Result<Outcomes, Error> {
+    let json = json.as_bytes();
+    let Some(mut rest) = json.strip_prefix(b"[") else {
+        return Err(Error::InvalidOutcomes);
+    };
+    // Statuses stay on the stack; only a script longer than any usual one spills.
+    let (mut short, mut n, mut long) = ([0i64; 8], 0, Vec::new());
+    loop {
+        rest = rest.trim_ascii_start();
+        let len = rest
+            .iter()
+            .position(|b| !(b.is_ascii_digit() || *b == b'-'))
+            .unwrap_or(rest.len());
+        let (number, after) = rest.split_at(len);
+        let status = std::str::from_utf8(number)
+            .ok()
+            .and_then(integer)
+            .ok_or(Error::InvalidOutcomes)?;
+        match short.get_mut(n) {
+            Some(slot) => *slot = status,
+            None => long.push(status),
+        }
+        n += 1;
+        rest = after.trim_ascii_start();
+        match rest.first() {
+            Some(b',') => rest = &rest[1..],
+            // `]` ends the list; `.`, `e` or `E` after the digits are a fraction or exponent.
+            Some(b']') => break,
+            _ => return Err(Error::InvalidOutcomes),
+        }
+    }
+    let kept = n.min(short.len());
+    Outcomes::new(short[..kept].iter().copied().chain(long))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(text: &str) -> Result<Operation<'_>, Error> {
+        decode_text(text).unwrap_or(Err(Error::InvalidArguments))
+    }
+
+    #[test]
+    fn numbers_are_judged_by_their_spelling() {
+        assert_eq!(decode(r#"["process", -0]"#).map(|o| o.ts), Ok(0));
+        assert_eq!(integer("-9223372036854775808"), Some(i64::MIN));
+        assert_eq!(integer("9223372036854775807"), Some(i64::MAX));
+        assert_eq!(integer("9223372036854775808"), None);
+        assert_eq!(integer("-"), None);
+        assert_eq!(integer("1-2"), None);
+        assert_eq!(integer("007"), Some(7));
+        assert_eq!(
+            decode(r#"["process", 9007199254740991]"#).map(|o| o.ts),
+            Ok((1 << 53) - 1)
+        );
+        for ts in [
+            "10.0",
+            "1e3",
+            "1E3",
+            "-0.0",
+            "0e0",
+            "true",
+            "null",
+            "\"5\"",
+            "[5]",
+            "{}",
+            "9007199254740992",
+            "-9007199254740992",
+            "100000000000000000000",
+        ] {
+            assert_eq!(
+                decode(&format!(r#"["process", {ts}]"#)),
+                Err(Error::InvalidArguments),
+                "{ts}"
+            );
+        }
+        for outcomes in [
+            "[200.0]",
+            "[2e2]",
+            "[503, 2E2]",
+            "[true]",
+            "[]",
+            "[\"200\"]",
+            "[[200]]",
+            "[200, 600]",
+            "200",
+            "{\"a\": 200}",
+            "[-0.0]",
+            "[null]",
+        ] {
+            assert_eq!(
+                decode(&format!(r#"["enqueue", 0, "s", "e", {outcomes}]"#)),
+                Err(Error::InvalidOutcomes),
+                "{outcomes}"
+            );
+        }
+        let ok = decode(r#"["enqueue", 0, "s", "e", [ 503 ,-0, 200 ,0,1,2,3,4,5,6,7,599 ]]"#);
+        assert!(
+            matches!(ok, Err(Error::InvalidOutcomes)),
+            "statuses 1..7 are out of range: {ok:?}"
+        );
+        let ok = decode(r#"["enqueue", 0, "s", "e", [ 503 ,-0, 200 ,0,100,101,102,103,104,599 ]]"#);
+        assert!(ok.is_ok(), "{ok:?}");
+    }
+
+    #[test]
+    fn strings_are_borrowed_unless_escaped() {
+        let op = decode(r#"["register", 0, "shop", "https:\/\/x"]"#);
+        match op.map(|o| o.command) {
+            Ok(Command::Register { endpoint, url }) => {
+                assert!(matches!(endpoint, Cow::Borrowed("shop")));
+                assert_eq!(url, "https://x");
+                assert!(matches!(url, Cow::Owned(_)));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            decode(r#"["status", 0, "\ud800"]"#),
+            Err(Error::InvalidArguments),
+            "a lone surrogate is no string"
+        );
+    }
+
+    #[test]
+    fn faults_come_in_the_order_of_the_spec() {
+        for (text, e) in [
+            ("5", Error::InvalidArguments),
+            ("{\"op\": \"process\"}", Error::InvalidArguments),
+            ("[]", Error::UnknownOperation),
+            ("[5, 0]", Error::UnknownOperation),
+            ("[\"nope\"]", Error::UnknownOperation),
+            ("[\"process\"]", Error::InvalidArguments),
+            ("[\"process\", 0.5, 1]", Error::InvalidArguments),
+            ("[\"enqueue\", true, 5, \"e\", []]", Error::InvalidArguments),
+            ("[\"enqueue\", 0, 5, \"e\", []]", Error::InvalidArguments),
+            ("[\"enqueue\", 0, \"s\", \"e\", []]", Error::InvalidOutcomes),
+            ("[\"enable\", 0, 5, 1]", Error::InvalidArguments),
+            ("[\"enable\", 0, \"s\", 1]", Error::InvalidArguments),
+            ("[\"dead_letters\", 0, 5]", Error::InvalidArguments),
+            (
+                "[\"dead_letters\", 0, \"a\", \"b\"]",
+                Error::InvalidArguments,
+            ),
+        ] {
+            assert_eq!(decode(text), Err(e), "{text}");
+        }
+        assert_eq!(
+            decode(r#"["dead_letters", 0]"#).map(|o| o.command),
+            Ok(Command::DeadLetters { endpoint: None })
+        );
+    }
+}

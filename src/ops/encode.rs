@@ -1,0 +1,187 @@
+//! A [`Reply`] as the brief's JSON: written straight into a byte buffer (no `Value` in between),
+//! or built as a `Value` where a caller compares results with a case file's expectations. Both
+//! give exactly what serde_json would print for the same result: compact, keys in the order
+//! `state`, `attempts`, `next_attempt_at`, strings escaped as serde_json escapes them.
+
+use super::Reply;
+use crate::dispatcher::{Attempt, Dispatcher, Outcome, Status};
+use serde_json::{Map, Value};
+
+impl Reply<'_> {
+    /// Appends the reply's JSON to `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Reply::True => out.extend_from_slice(b"true"),
+            Reply::Queued => out.extend_from_slice(b"\"queued\""),
+            Reply::Attempts(d, attempts) => {
+                out.push(b'[');
+                for (i, a) in attempts.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_record(out, d, a);
+                }
+                out.push(b']');
+            }
+            Reply::Status(s) => write_status(out, s),
+            Reply::DeadLetters(ids) => {
+                out.push(b'[');
+                for (i, id) in ids.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_json_string(out, id);
+                }
+                out.push(b']');
+            }
+            Reply::Error(e) => {
+                out.extend_from_slice(b"\"error: ");
+                out.extend_from_slice(e.code().as_bytes());
+                out.push(b'"');
+            }
+        }
+    }
+
+    /// The reply as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Reply::True => Value::Bool(true),
+            Reply::Queued => Value::from("queued"),
+            Reply::Attempts(d, attempts) => attempts
+                .iter()
+                .map(|a| Value::String(d.record(a).to_string()))
+                .collect(),
+            Reply::Status(s) => {
+                let mut m = Map::new();
+                m.insert("state".into(), Value::from(s.state.as_str()));
+                m.insert("attempts".into(), Value::from(s.attempts));
+                m.insert("next_attempt_at".into(), s.next_attempt_at.into());
+                Value::Object(m)
+            }
+            Reply::DeadLetters(ids) => ids.iter().map(|id| Value::from(*id)).collect(),
+            Reply::Error(e) => Value::String(e.to_string()),
+        }
+    }
+}
+
+/// `"<event_id> #<n> <status> <outcome>"`: only the id can need escaping.
+fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
+    write_json_string(out, d.event_id(a.event));
+    // Re-open the string the id's closing quote ended.
+    out.pop();
+    out.extend_from_slice(b" #");
+    write_int(out, i64::from(a.number));
+    out.push(b' ');
+    write_int(out, i64::from(a.status));
+    match a.outcome {
+        Outcome::Delivered => out.extend_from_slice(b" delivered\""),
+        Outcome::Dead => out.extend_from_slice(b" dead\""),
+        Outcome::RetryAt(due) => {
+            out.extend_from_slice(b" retry at ");
+            write_int(out, due);
+            out.push(b'"');
+        }
+    }
+}
+
+fn write_status(out: &mut Vec<u8>, s: &Status) {
+    out.extend_from_slice(b"{\"state\":\"");
+    out.extend_from_slice(s.state.as_str().as_bytes());
+    out.extend_from_slice(b"\",\"attempts\":");
+    write_int(out, i64::from(s.attempts));
+    out.extend_from_slice(b",\"next_attempt_at\":");
+    match s.next_attempt_at {
+        Some(t) => write_int(out, t),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.push(b'}');
+}
+
+fn write_int(out: &mut Vec<u8>, n: i64) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+/// Writes `s` as a JSON string, escaped exactly as serde_json escapes: `"` and `\`, and control
+/// characters below 0x20 (the five with short forms as `\b \t \n \f \r`, the rest as `\u00XX`).
+/// Everything else, non-ASCII included, is written as it is.
+pub fn write_json_string(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    // Ids rarely need escaping: copy them whole unless a byte asks for it.
+    let Some(first) = bytes
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+    else {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    };
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate().skip(first) {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\t' => b"\\t",
+            b'\r' => b"\\r",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
+        } else {
+            out.extend_from_slice(escape);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prng::Prng;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut samples: Vec<String> = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b"))
+            .collect();
+        samples.extend(
+            [
+                "",
+                "evt-1",
+                "é ü 漢字 🙂",
+                "\u{7f}\u{2028}\u{2029}",
+                "\"\\\"/",
+            ]
+            .map(String::from),
+        );
+        let mut p = Prng::new(1);
+        for _ in 0..2000 {
+            let len = p.below(12);
+            samples.push(
+                (0..len)
+                    .filter_map(|_| char::from_u32(p.below(0x3000) as u32))
+                    .collect(),
+            );
+        }
+        for s in samples {
+            let mut out = Vec::new();
+            write_json_string(&mut out, &s);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                Value::from(s.as_str()).to_string(),
+                "{s:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The brief's JSON contract, `run(operations) -> results`, as a thin layer over the typed
+//! [`Dispatcher`]: an operation is decoded once into a typed [`Operation`] ([`decode`]), applied
+//! by a [`Session`], and its [`Reply`] encoded straight to bytes or to a `Value` ([`encode`]).
+//! Any JSON value is accepted as an operation; nothing here panics.
+
+mod decode;
+mod encode;
+mod scan;
+
+pub use decode::{OperationSeed, decode_text};
+pub use encode::write_json_string;
+pub use scan::operation as decode_prefix;
+
+use crate::dispatcher::{Attempt, Dispatcher, Error, Outcomes, Status, Ts};
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// `op.ts-range`: the largest magnitude every JSON implementation represents exactly.
+pub const TS_LIMIT: Ts = (1 << 53) - 1;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command<'a> {
+    Register {
+        endpoint: Cow<'a, str>,
+        url: Cow<'a, str>,
+    },
+    Enqueue {
+        endpoint: Cow<'a, str>,
+        event: Cow<'a, str>,
+        outcomes: Outcomes,
+    },
+    Process,
+    Status {
+        event: Cow<'a, str>,
+    },
+    Disable {
+        endpoint: Cow<'a, str>,
+    },
+    Enable {
+        endpoint: Cow<'a, str>,
+        replay_dead: bool,
+    },
+    DeadLetters {
+        endpoint: Option<Cow<'a, str>>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation<'a> {
+    pub ts: Ts,
+    pub command: Command<'a>,
+}
+
+/// The operations by name, and how many arguments may follow `ts`, fewest and most (`op.shape`;
+/// `dead_letters` takes an optional endpoint, `dead.list-endpoint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Register,
+    Enqueue,
+    Process,
+    Status,
+    Disable,
+    Enable,
+    DeadLetters,
+}
+
+impl Kind {
+    const ALL: [(&'static str, Kind); 7] = [
+        ("register", Kind::Register),
+        ("enqueue", Kind::Enqueue),
+        ("process", Kind::Process),
+        ("status", Kind::Status),
+        ("disable", Kind::Disable),
+        ("enable", Kind::Enable),
+        ("dead_letters", Kind::DeadLetters),
+    ];
+
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
+        Some(match name {
+            "register" => Kind::Register,
+            "enqueue" => Kind::Enqueue,
+            "process" => Kind::Process,
+            "status" => Kind::Status,
+            "disable" => Kind::Disable,
+            "enable" => Kind::Enable,
+            "dead_letters" => Kind::DeadLetters,
+            _ => return None,
+        })
+    }
+
+    /// How many arguments may follow `ts`: fewest, most.
+    pub(crate) fn arity(self) -> (usize, usize) {
+        match self {
+            Kind::Process => (0, 0),
+            Kind::Status | Kind::Disable => (1, 1),
+            Kind::Register | Kind::Enable => (2, 2),
+            Kind::Enqueue => (3, 3),
+            Kind::DeadLetters => (0, 1),
+        }
+    }
+}
+
+/// The names of the brief's operations (and `dead_letters`).
+pub fn names() -> impl Iterator<Item = &'static str> {
+    Kind::ALL.iter().map(|(name, _)| *name)
+}
+
+/// What one operation answers, before it is encoded as the brief's JSON.
+#[derive(Debug)]
+pub enum Reply<'a> {
+    /// `true`: register, disable, enable (`pause.results`).
+    True,
+    /// `"queued"`.
+    Queued,
+    /// The attempt records of a `process` call, in the order made.
+    Attempts(&'a Dispatcher, &'a [Attempt]),
+    Status(Status),
+    DeadLetters(Vec<&'a str>),
+    /// `"error: <code>"`.
+    Error(Error),
+}
+
+/// What an operation did, before its reply borrows the session to show it.
+enum Effect<'op> {
+    Accepted,
+    Queued,
+    Attempted,
+    Status(Status),
+    DeadLetters(Option<Cow<'op, str>>),
+}
+
+/// One run of the contract: a fresh dispatcher, operations applied in order.
+#[derive(Debug, Default)]
+pub struct Session {
+    dispatcher: Dispatcher,
+    /// Reused by every `process`, so a run allocates no attempt list per call.
+    attempts: Vec<Attempt>,
+}
+
+impl Session {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn dispatcher(&self) -> &Dispatcher {
+        &self.dispatcher
+    }
+
+    /// Applies a decoded operation (or the error its decoding gave) and returns its reply.
+    pub fn apply(&mut self, op: Result<Operation<'_>, Error>) -> Reply<'_> {
+        // The state changes first; the reply then borrows the session's state to show it.
+        let effect = match op.and_then(|op| self.change(op)) {
+            Ok(effect) => effect,
+            Err(e) => return Reply::Error(e),
+        };
+        let d = &self.dispatcher;
+        match effect {
+            Effect::Accepted => Reply::True,
+            Effect::Queued => Reply::Queued,
+            Effect::Attempted => Reply::Attempts(d, &self.attempts),
+            Effect::Status(s) => Reply::Status(s),
+            Effect::DeadLetters(None) => Reply::DeadLetters(d.dead_letters().collect()),
+            Effect::DeadLetters(Some(endpoint)) => match d.dead_letters_of(&endpoint) {
+                Ok(ids) => Reply::DeadLetters(ids.collect()),
+                Err(e) => Reply::Error(e),
+            },
+        }
+    }
+
+    fn change<'op>(&mut self, op: Operation<'op>) -> Result<Effect<'op>, Error> {
+        let d = &mut self.dispatcher;
+        let ts = op.ts;
+        Ok(match op.command {
+            Command::Register { endpoint, url } => {
+                d.register(&endpoint, &url)?;
+                Effect::Accepted
+            }
+            Command::Enqueue {
+                endpoint,
+                event,
+                outcomes,
+            } => {
+                d.enqueue(ts, &endpoint, &event, outcomes)?;
+                Effect::Queued
+            }
+            Command::Process => {
+                self.attempts.clear();
+                let attempts = &mut self.attempts;
+                d.process_with(ts, |a| attempts.push(a));
+                Effect::Attempted
+            }
+            Command::Status { event } => Effect::Status(d.status(&event)?),
+            Command::Disable { endpoint } => {
+                d.disable(&endpoint)?;
+                Effect::Accepted
+            }
+            Command::Enable {
+                endpoint,
+                replay_dead,
+            } => {
+                d.enable(ts, &endpoint, replay_dead)?;
+                Effect::Accepted
+            }
+            Command::DeadLetters { endpoint } => Effect::DeadLetters(endpoint),
+        })
+    }
+
+    /// One operation given as a JSON value, start to finish: its result as a JSON value. The
+    /// value is written out and read back, so it goes through the one decoder of JSON text.
+    pub fn step(&mut self, op: &Value) -> Value {
+        let text = op.to_string();
+        // A value's own text is always JSON.
+        let decoded = decode_text(&text).unwrap_or(Err(Error::InvalidArguments));
+        self.apply(decoded).to_value()
+    }
+}
+
+/// The brief's `run(operations)`: a fresh dispatcher, one result per operation.
+pub fn run(operations: &[Value]) -> Vec<Value> {
+    let mut session = Session::new();
+    operations.iter().map(|op| session.step(op)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_found_and_no_other() {
+        for (name, kind) in Kind::ALL {
+            assert_eq!(Kind::from_name(name), Some(kind));
+        }
+        for other in ["", "Process", "process ", "dead-letters", "deadletters"] {
+            assert_eq!(Kind::from_name(other), None, "{other}");
+        }
+    }
+}
