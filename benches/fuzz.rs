@@ -6,12 +6,12 @@
 
 use hookcheck::compare::{Scope, compare};
 use hookcheck::fuzz::{FuzzOptions, Generator, adhoc_case, fuzz, shrink};
-use hookcheck::target::{Options, ProcessTarget, Reference, Target};
+use hookcheck::implementation::{Implementation, Options, Reference, Subprocess};
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn python(file: &str) -> ProcessTarget {
+fn python(file: &str) -> Subprocess {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let command = format!(
         "python3 {} {}",
@@ -19,10 +19,10 @@ fn python(file: &str) -> ProcessTarget {
             .display(),
         root.join(file).display()
     );
-    ProcessTarget::start(&command, Options::default())
+    Subprocess::start(&command, Options::default())
 }
 
-fn rate(target: &dyn Target, cases: u64) -> f64 {
+fn rate(implementation: &dyn Implementation, cases: u64) -> f64 {
     let opts = FuzzOptions {
         seed: 11,
         cases,
@@ -33,14 +33,14 @@ fn rate(target: &dyn Target, cases: u64) -> f64 {
         findings: 1,
         brief_only: false,
     };
-    let report = fuzz(target, &opts, &|_, _, _| {});
+    let report = fuzz(implementation, &opts, &|_, _, _| {});
     assert!(report.finding.is_none(), "no mismatch expected here");
     report.cases_run as f64 / report.seconds
 }
 
-fn fails(target: &dyn Target, ops: &[Value]) -> bool {
+fn fails(implementation: &dyn Implementation, ops: &[Value]) -> bool {
     let case = adhoc_case("bench", ops, false);
-    !matches!(target.run(&case), Ok(actual) if compare(&case, &actual, Scope::Full).is_ok())
+    !matches!(implementation.run(&case), Ok(actual) if compare(&case, &actual, Scope::Full).is_ok())
 }
 
 fn main() {

@@ -11,17 +11,17 @@
 use hookcheck::case::Case;
 use hookcheck::compare::Scope;
 use hookcheck::corpus::Corpus;
+use hookcheck::implementation::{Implementation, Options, Reference, Subprocess};
 use hookcheck::runner::check_all;
-use hookcheck::target::{Options, ProcessTarget, Reference, Target};
 use std::path::Path;
 use std::time::Instant;
 
 const ROUNDS: usize = 20_000;
 
-fn per_case_micros(target: &dyn Target, case: &Case, rounds: usize) -> f64 {
+fn per_case_micros(implementation: &dyn Implementation, case: &Case, rounds: usize) -> f64 {
     let start = Instant::now();
     for _ in 0..rounds {
-        let results = target.run(case).expect("the case runs");
+        let results = implementation.run(case).expect("the case runs");
         assert_eq!(results.len(), case.steps.len());
     }
     start.elapsed().as_secs_f64() * 1e6 / rounds as f64
@@ -39,7 +39,7 @@ fn main() {
         .clone();
 
     let reference = per_case_micros(&Reference, &case, ROUNDS);
-    let serve = ProcessTarget::start(
+    let serve = Subprocess::start(
         &format!("{} serve", env!("CARGO_BIN_EXE_hookcheck")),
         Options::default(),
     );
@@ -52,7 +52,7 @@ fn main() {
         "def run(operations):\n    return [None] * len(operations)\n",
     )
     .expect("temp file");
-    let python = ProcessTarget::start(
+    let python = Subprocess::start(
         &format!("python3 {} {}", adapter.display(), trivial.display()),
         Options::default(),
     );
@@ -75,9 +75,9 @@ fn main() {
     let mut walls: Vec<f64> = (0..5)
         .map(|_| {
             let start = Instant::now();
-            let target = ProcessTarget::start(&command, Options::default());
-            let verdicts = check_all(&target, &corpus.cases, Scope::Full, 2);
-            drop(target);
+            let implementation = Subprocess::start(&command, Options::default());
+            let verdicts = check_all(&implementation, &corpus.cases, Scope::Full, 2);
+            drop(implementation);
             assert!(
                 verdicts.iter().all(|v| v.is_success()),
                 "the Python example fails"

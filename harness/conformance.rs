@@ -12,9 +12,9 @@
 use hookcheck::case::{self, Case, LoadError, Source};
 use hookcheck::compare::Scope;
 use hookcheck::corpus::{Corpus, coverage, problems, situation_gaps};
+use hookcheck::implementation::{Implementation, Options, Reference, Subprocess};
 use hookcheck::runner::{Verdict, check};
 use hookcheck::spec;
-use hookcheck::target::{Options, ProcessTarget, Reference, Target};
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
 use std::process::ExitCode;
@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         eprintln!("conformance: cannot enter the package folder: {e}");
         return ExitCode::from(2);
     }
-    let target: Arc<dyn Target + Send> = match std::env::var("HOOKCHECK_IMPL") {
+    let implementation: Arc<dyn Implementation + Send> = match std::env::var("HOOKCHECK_IMPL") {
         Ok(command) if !command.trim().is_empty() => {
             let mut options = Options {
                 per_case: std::env::var("HOOKCHECK_PER_CASE").is_ok_and(|v| v == "1"),
@@ -60,7 +60,7 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            Arc::new(ProcessTarget::start(&command, options))
+            Arc::new(Subprocess::start(&command, options))
         }
         _ => Arc::new(Reference),
     };
@@ -73,7 +73,7 @@ fn main() -> ExitCode {
                     source,
                     parsed: OnceLock::new(),
                 });
-                trials.extend(case_trials(&file, &target, scope));
+                trials.extend(case_trials(&file, &implementation, scope));
             }
         }
         Err(e) => trials.push(Trial::test("corpus::load", move || {
@@ -84,7 +84,11 @@ fn main() -> ExitCode {
     libtest_mimic::run(&args, trials).exit_code()
 }
 
-fn case_trials(file: &Arc<LazyFile>, target: &Arc<dyn Target + Send>, scope: Scope) -> Vec<Trial> {
+fn case_trials(
+    file: &Arc<LazyFile>,
+    implementation: &Arc<dyn Implementation + Send>,
+    scope: Scope,
+) -> Vec<Trial> {
     let suite = &file.source.suite;
     if file.source.ids.is_empty() {
         // No case id could be seen: one trial stands for the file, so a broken file still fails.
@@ -106,14 +110,18 @@ fn case_trials(file: &Arc<LazyFile>, target: &Arc<dyn Target + Send>, scope: Sco
         )];
     }
     // A case of a part the implementation does not declare is not applicable: listed, ignored.
-    let applicable = file.source.part.is_none_or(|p| target.parts().contains(&p));
+    let applicable = file
+        .source
+        .part
+        .is_none_or(|p| implementation.parts().contains(&p));
     file.source
         .ids
         .iter()
         .map(|id| {
-            let (file, target, id) = (Arc::clone(file), Arc::clone(target), id.clone());
+            let (file, implementation, id) =
+                (Arc::clone(file), Arc::clone(implementation), id.clone());
             Trial::test(format!("{suite}::{id}"), move || {
-                run_case(&file, target.as_ref(), &id, scope)
+                run_case(&file, implementation.as_ref(), &id, scope)
             })
             .with_ignored_flag(!applicable)
         })
@@ -122,7 +130,7 @@ fn case_trials(file: &Arc<LazyFile>, target: &Arc<dyn Target + Send>, scope: Sco
 
 fn run_case(
     file: &LazyFile,
-    target: &(dyn Target + Send),
+    implementation: &(dyn Implementation + Send),
     id: &str,
     scope: Scope,
 ) -> Result<(), Failed> {
@@ -136,7 +144,7 @@ fn run_case(
             file.source.path.display()
         )
     })?;
-    match check(target, case, scope) {
+    match check(implementation, case, scope) {
         Verdict::Passed | Verdict::NotApplicable | Verdict::Skipped(_) => Ok(()),
         Verdict::Failed(report) => Err(report.into()),
         Verdict::Errored(message) | Verdict::NotRun(message) => Err(message.into()),

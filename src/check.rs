@@ -1,11 +1,11 @@
-//! `hookcheck check`: load the corpus, select cases, run them on a target, report. Front end for
+//! `hookcheck check`: load the corpus, select cases, run them on an implementation, report. Front end for
 //! the runner; `main.rs` only parses flags into [`CheckOptions`].
 
 use crate::case::Case;
 use crate::corpus::Corpus;
+use crate::implementation::{Implementation, Options, Reference, Subprocess};
 use crate::report::{self, Style};
 use crate::runner::{Selection, check_all};
-use crate::target::{Options, ProcessTarget, Reference, Target};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -20,7 +20,8 @@ pub struct CheckOptions {
     pub cases: PathBuf,
     /// The implementation's command; `None` checks the built-in reference.
     pub implementation: Option<String>,
-    pub target: Options,
+    /// How to run it when it is a command.
+    pub options: Options,
     pub selection: Selection,
     pub jobs: usize,
     pub format: Format,
@@ -55,22 +56,22 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         )));
     }
     let started = Instant::now();
-    let target: Box<dyn Target> = match &opts.implementation {
+    let implementation: Box<dyn Implementation> = match &opts.implementation {
         None => Box::new(Reference),
-        Some(command) => Box::new(ProcessTarget::start(command, opts.target.clone())),
+        Some(command) => Box::new(Subprocess::start(command, opts.options.clone())),
     };
     let scope = opts.selection.scope();
     let style = Style { color: opts.color };
     let io = |e: std::io::Error| ConfigError(format!("cannot write the report: {e}"));
     if opts.format == Format::Human {
-        let mut parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();
+        let mut parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
         if parts.is_empty() {
             parts.push("none");
         }
         writeln!(
             out,
             "hookcheck check: {} (parts: {})",
-            target.describe(),
+            implementation.describe(),
             parts.join(", ")
         )
         .map_err(io)?;
@@ -82,24 +83,24 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         let plural = if cases.len() == 1 { "case" } else { "cases" };
         let n = cases.len();
         writeln!(out, "{n} {plural}, {} at a time{brief}\n", opts.jobs).map_err(io)?;
-        if let Some(warning) = target.warning() {
+        if let Some(warning) = implementation.warning() {
             writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
         }
     }
     if opts.format == Format::Json {
-        let parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();
+        let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
         let scope = if scope == crate::compare::Scope::BriefOnly {
             "brief"
         } else {
             "full"
         };
-        let start = serde_json::json!({"event": "start", "target": target.describe(),
+        let start = serde_json::json!({"event": "start", "implementation": implementation.describe(),
             "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope});
         writeln!(out, "{start}").map_err(io)?;
     }
-    let verdicts = check_all(target.as_ref(), &cases, scope, opts.jobs);
+    let verdicts = check_all(implementation.as_ref(), &cases, scope, opts.jobs);
     // Stop the implementation's processes before reporting, so the time counts them too.
-    drop(target);
+    drop(implementation);
     let seconds = started.elapsed().as_secs_f64();
     let (_, total) = report::tally_by_part(&cases, &verdicts);
     if let Some(path) = &opts.junit {

@@ -21,6 +21,7 @@ pub mod compare;
 pub mod corpus;
 pub mod dispatcher;
 pub mod fuzz;
+pub mod implementation;
 pub mod input;
 pub mod ops;
 pub mod prng;
@@ -29,7 +30,6 @@ pub mod report;
 pub mod runner;
 pub mod serve;
 pub mod spec;
-pub mod target;
 
 pub use dispatcher::{
     Attempt, Dispatcher, Error, EventKey, Outcome, Outcomes, RetryPolicy, State, Status, Ts,

@@ -1,9 +1,9 @@
-//! Runs cases on a target and turns what comes back into a verdict; the one runner behind
+//! Runs cases on an implementation and turns what comes back into a verdict; the one runner behind
 //! `cargo test`, `hookcheck check` and `hookcheck fuzz`.
 
 use crate::case::{Case, Origin, Part};
 use crate::compare::{Scope, compare, render};
-use crate::target::{Failure, Target};
+use crate::implementation::{Failure, Implementation};
 use rayon::prelude::*;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,12 +27,12 @@ impl Verdict {
     }
 }
 
-/// Runs one case on `target` and compares what it returns with the case's expectations.
-pub fn check(target: &dyn Target, case: &Case, scope: Scope) -> Verdict {
-    if !target.parts().contains(&case.part) {
+/// Runs one case on `implementation` and compares what it returns with the case's expectations.
+pub fn check(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Verdict {
+    if !implementation.parts().contains(&case.part) {
         return Verdict::NotApplicable;
     }
-    match target.run(case) {
+    match implementation.run(case) {
         Ok(actual) => match compare(case, &actual, scope) {
             Ok(()) => Verdict::Passed,
             Err(m) => Verdict::Failed(render(case, &actual, &m, scope)),
@@ -77,15 +77,28 @@ impl Selection {
     }
 }
 
-/// Checks every case on `target` with `jobs` cases in flight; verdicts come back in case order.
-pub fn check_all(target: &dyn Target, cases: &[Case], scope: Scope, jobs: usize) -> Vec<Verdict> {
-    let run = || cases.par_iter().map(|c| check(target, c, scope)).collect();
+/// Checks every case on `implementation` with `jobs` cases in flight; verdicts come back in case order.
+pub fn check_all(
+    implementation: &dyn Implementation,
+    cases: &[Case],
+    scope: Scope,
+    jobs: usize,
+) -> Vec<Verdict> {
+    let run = || {
+        cases
+            .par_iter()
+            .map(|c| check(implementation, c, scope))
+            .collect()
+    };
     match rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
     {
         Ok(pool) => pool.install(run),
         // No pool (threads exhausted): the same work, one case at a time.
-        Err(_) => cases.iter().map(|c| check(target, c, scope)).collect(),
+        Err(_) => cases
+            .iter()
+            .map(|c| check(implementation, c, scope))
+            .collect(),
     }
 }

@@ -2,9 +2,9 @@
 //! (`spec/protocol.md`), so the process path can be checked and timed against a known-good
 //! implementation whose own work per case is negligible.
 
+use crate::implementation::PROTOCOL;
 use crate::input::{Format, Layout, run_stream_with};
 use crate::ops::{OperationSeed, Session};
-use crate::target::PROTOCOL;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 use std::fmt;

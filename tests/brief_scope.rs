@@ -4,8 +4,8 @@
 mod common;
 
 use hookcheck::case::{Case, Origin};
+use hookcheck::implementation::{Options, Subprocess};
 use hookcheck::runner::{Selection, Verdict, check_all};
-use hookcheck::target::{Options, ProcessTarget};
 
 fn run(selection: &Selection) -> (Vec<Case>, Vec<Verdict>) {
     let cases: Vec<Case> = common::corpus()
@@ -13,8 +13,8 @@ fn run(selection: &Selection) -> (Vec<Case>, Vec<Verdict>) {
         .filter(|c| selection.matches(c))
         .collect();
     let command = common::python_impl("tests/fakes/clarification_variant.py");
-    let target = ProcessTarget::start(&command, Options::default());
-    let verdicts = check_all(&target, &cases, selection.scope(), 2);
+    let implementation = Subprocess::start(&command, Options::default());
+    let verdicts = check_all(&implementation, &cases, selection.scope(), 2);
     (cases, verdicts)
 }
 

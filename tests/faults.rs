@@ -1,4 +1,4 @@
-//! Fault tolerance of the process target (`spec/protocol.md`, "Faults"): a fake implementation
+//! Fault tolerance of the process implementation (`spec/protocol.md`, "Faults"): a fake implementation
 //! misbehaves on chosen cases; each fault errors that case with the stderr tail, the process is
 //! replaced, the other cases still pass, and nothing hangs.
 
@@ -7,8 +7,8 @@ mod common;
 use common::root;
 use hookcheck::case::Case;
 use hookcheck::compare::Scope;
+use hookcheck::implementation::{Options, Subprocess};
 use hookcheck::runner::{Verdict, check_all};
-use hookcheck::target::{Options, ProcessTarget};
 use std::time::{Duration, Instant};
 
 /// A handful of ordering cases: small, fast, and one of them is the victim.
@@ -30,9 +30,9 @@ fn run(fault: &str, options: Options, jobs: usize) -> (Vec<Case>, Vec<Verdict>, 
     );
     let cases = cases();
     let started = Instant::now();
-    let target = ProcessTarget::start(&command, options);
-    let verdicts = check_all(&target, &cases, Scope::Full, jobs);
-    drop(target);
+    let implementation = Subprocess::start(&command, options);
+    let verdicts = check_all(&implementation, &cases, Scope::Full, jobs);
+    drop(implementation);
     (cases, verdicts, started.elapsed())
 }
 
@@ -142,8 +142,9 @@ fn failed_handshake_is_reported_before_any_case() {
         "python3 {} exit-at-start x",
         root().join("tests/fakes/fake_impl.py").display()
     );
-    let target = ProcessTarget::start(&command, quick());
-    let warning = hookcheck::target::Target::warning(&target).unwrap_or_default();
+    let implementation = Subprocess::start(&command, quick());
+    let warning =
+        hookcheck::implementation::Implementation::warning(&implementation).unwrap_or_default();
     assert!(
         warning.contains("did not complete the handshake"),
         "{warning}"
@@ -184,7 +185,7 @@ fn exit_at_start_errors_until_the_restart_cap_then_not_run() {
 #[test]
 fn per_case_mode_runs_a_process_per_case() {
     let script = root().join("tests/fakes/per_case.py");
-    let target = ProcessTarget::start(
+    let implementation = Subprocess::start(
         &format!("python3 {}", script.display()),
         Options {
             per_case: true,
@@ -192,7 +193,7 @@ fn per_case_mode_runs_a_process_per_case() {
         },
     );
     let cases = cases();
-    let verdicts = check_all(&target, &cases, Scope::Full, 2);
+    let verdicts = check_all(&implementation, &cases, Scope::Full, 2);
     assert!(
         verdicts.iter().all(|v| *v == Verdict::Passed),
         "{verdicts:?}"

@@ -7,12 +7,12 @@ mod common;
 use hookcheck::case;
 use hookcheck::compare::Scope;
 use hookcheck::fuzz::{FuzzOptions, Report, fuzz};
+use hookcheck::implementation::{Options, Reference, Subprocess};
 use hookcheck::runner::{Verdict, check};
-use hookcheck::target::{Options, ProcessTarget, Reference};
 use std::time::Duration;
 
-fn buggy() -> ProcessTarget {
-    ProcessTarget::start(
+fn buggy() -> Subprocess {
+    Subprocess::start(
         &common::python_impl("tests/fakes/subtle_bug.py"),
         Options::default(),
     )
@@ -83,7 +83,7 @@ fn brief_mode_ignores_clarifications_but_not_brief_bugs() {
         brief_only,
     };
     let variant = || {
-        ProcessTarget::start(
+        Subprocess::start(
             &common::python_impl("tests/fakes/clarification_variant.py"),
             Options::default(),
         )

@@ -4,20 +4,20 @@
 mod common;
 
 use hookcheck::compare::Scope;
+use hookcheck::implementation::{Options, Subprocess};
 use hookcheck::runner::{Verdict, check_all};
-use hookcheck::target::{Options, ProcessTarget};
 
 #[test]
 fn python_example_passes_every_case() {
     let cases = common::corpus();
     let command = common::python_impl("examples/python/dispatcher.py");
-    let target = ProcessTarget::start(&command, Options::default());
-    let hello = target.hello().cloned();
+    let implementation = Subprocess::start(&command, Options::default());
+    let hello = implementation.hello().cloned();
     assert_eq!(
         hello.map(|h| (h.name, h.language)),
         Some(("dispatcher.py".to_string(), "python".to_string()))
     );
-    let verdicts = check_all(&target, &cases, Scope::Full, 2);
+    let verdicts = check_all(&implementation, &cases, Scope::Full, 2);
     for (c, v) in cases.iter().zip(&verdicts) {
         assert_eq!(v, &Verdict::Passed, "{}", c.name());
     }

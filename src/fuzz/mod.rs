@@ -11,8 +11,8 @@ pub use shrink::shrink;
 use crate::case::{Case, Origin, Step};
 use crate::compare::{Scope, compare, render};
 use crate::corpus::clarification_behind;
+use crate::implementation::{Failure, Implementation};
 use crate::record::{Draft, case_file, infer_part};
-use crate::target::{Failure, Target};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -116,8 +116,8 @@ enum Run {
     Stop(String),
 }
 
-fn judge(target: &dyn Target, case: &Case, scope: Scope) -> Run {
-    match target.run(case) {
+fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run {
+    match implementation.run(case) {
         Ok(actual) if compare(case, &actual, scope).is_ok() => Run::Fine,
         Ok(_) => Run::Found(Kind::Mismatch),
         Err(Failure::Errored { .. }) => Run::Found(Kind::Errored),
@@ -129,13 +129,13 @@ fn judge(target: &dyn Target, case: &Case, scope: Scope) -> Run {
 /// Runs the fuzzer; `progress` is called every couple of seconds with (sequences run, failures
 /// found, seconds).
 pub fn fuzz(
-    target: &dyn Target,
+    implementation: &dyn Implementation,
     opts: &FuzzOptions,
     progress: &(dyn Fn(u64, usize, f64) + Sync),
 ) -> Report {
     let generator = Generator {
         max_ops: opts.max_ops,
-        parts: target.parts(),
+        parts: implementation.parts(),
         brief_only: opts.brief_only,
     };
     let scope = opts.scope();
@@ -165,7 +165,7 @@ pub fn fuzz(
                     (
                         i,
                         judge(
-                            target,
+                            implementation,
                             &adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only),
                             scope,
                         ),
@@ -200,7 +200,7 @@ pub fn fuzz(
     let deadline = Instant::now() + opts.shrink_time;
     let finding = failing
         .into_iter()
-        .map(|(i, kind)| shrink_finding(target, &generator, opts, i, kind, deadline))
+        .map(|(i, kind)| shrink_finding(implementation, &generator, opts, i, kind, deadline))
         .min_by_key(|f| (f.shrunk.len(), f.index));
     Report {
         cases_run: next,
@@ -212,7 +212,7 @@ pub fn fuzz(
 }
 
 fn shrink_finding(
-    target: &dyn Target,
+    implementation: &dyn Implementation,
     generator: &Generator,
     opts: &FuzzOptions,
     index: u64,
@@ -226,7 +226,7 @@ fn shrink_finding(
         let case = adhoc_case("shrinking", ops, opts.brief_only);
         // A brief-only finding must stay inside what the brief defines while it shrinks.
         (!opts.brief_only || in_brief_domain(&case))
-            && matches!(judge(target, &case, scope), Run::Found(k) if k == kind)
+            && matches!(judge(implementation, &case, scope), Run::Found(k) if k == kind)
     };
     let shrunk = shrink(original.clone(), &mut fails, deadline);
     let shrink_seconds = started.elapsed().as_secs_f64();
@@ -235,7 +235,7 @@ fn shrink_finding(
         &shrunk,
         opts.brief_only,
     );
-    let actual = target.run(&case);
+    let actual = implementation.run(&case);
     Finding {
         index,
         kind,
@@ -260,7 +260,7 @@ impl FuzzOptions {
 
 impl Report {
     /// The human summary of a fuzz run; with a finding, its diff (the case file is separate).
-    pub fn human(&self, seed: u64, target: &str) -> String {
+    pub fn human(&self, seed: u64, implementation: &str) -> String {
         let rate = self.cases_run as f64 / self.seconds.max(1e-9);
         // A finding made before the implementation gave out is still the run's result.
         let stopped = self
@@ -272,7 +272,7 @@ impl Report {
         }
         let Some(finding) = &self.finding else {
             return format!(
-                "no mismatch with {target} in {} sequences ({rate:.0} per second, {:.1} s)\n",
+                "no mismatch with {implementation} in {} sequences ({rate:.0} per second, {:.1} s)\n",
                 self.cases_run, self.seconds
             );
         };
@@ -298,7 +298,7 @@ impl Report {
 
 impl Finding {
     /// The shrunk case as a case file, expectations from the reference, marked for review.
-    pub fn case_file(&self, seed: u64, target: &str) -> String {
+    pub fn case_file(&self, seed: u64, implementation: &str) -> String {
         let title = format!(
             "Found by hookcheck fuzz --seed {seed} (case {}), shrunk from {} to {} operations",
             self.index,
@@ -306,7 +306,7 @@ impl Finding {
             self.shrunk.len()
         );
         let notes = format!(
-            "{} for {target}. Sequence {} of hookcheck fuzz --seed {seed} with the same \
+            "{} for {implementation}. Sequence {} of hookcheck fuzz --seed {seed} with the same \
              --max-ops and parts.",
             match self.kind {
                 Kind::Mismatch => "Results differ from the reference's",

@@ -7,9 +7,9 @@ use clap::Parser;
 use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
+use hookcheck::implementation::{Implementation, Options, Subprocess};
 use hookcheck::input::{Format, RunError, run_stream};
 use hookcheck::runner::Selection;
-use hookcheck::target::{Options, ProcessTarget, Target};
 use std::fs::File;
 use std::io::IsTerminal;
 use std::io::{self, BufReader, BufWriter, Write};
@@ -47,7 +47,7 @@ fn seconds(value: f64, flag: &str) -> Result<Duration, ExitCode> {
 }
 
 impl ImplArgs {
-    /// The process target's options and the number of jobs, or a usage error; `restarts` is
+    /// The process implementation's options and the number of jobs, or a usage error; `restarts` is
     /// the command's default for `--max-restarts`.
     fn options(&self, restarts: usize) -> Result<(Options, usize), ExitCode> {
         let options = Options {
@@ -84,11 +84,11 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_000)
     });
-    let target = ProcessTarget::start(command, options);
-    let parts: Vec<&str> = target.parts().iter().map(|p| p.as_str()).collect();
+    let implementation = Subprocess::start(command, options);
+    let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
     println!(
         "hookcheck fuzz: {} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
-        target.describe(),
+        implementation.describe(),
         parts.join(", "),
         args.cases,
         args.max_ops
@@ -109,8 +109,8 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             n as f64 / s
         )
     };
-    let report = hookcheck::fuzz::fuzz(&target, &opts, &progress);
-    print!("{}", report.human(seed, &target.describe()));
+    let report = hookcheck::fuzz::fuzz(&implementation, &opts, &progress);
+    print!("{}", report.human(seed, &implementation.describe()));
     let Some(finding) = report.finding else {
         return if report.stopped.is_some() {
             ExitCode::from(1)
@@ -118,7 +118,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             ExitCode::SUCCESS
         };
     };
-    let file = finding.case_file(seed, &target.describe());
+    let file = finding.case_file(seed, &implementation.describe());
     println!("{file}");
     if let Some(dir) = args.out {
         let path = dir.join(format!("{}.yaml", finding.case.id));
@@ -212,7 +212,7 @@ fn serve(per_case: bool) -> ExitCode {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
-    let (target, jobs) = match args.run.options(10) {
+    let (options, jobs) = match args.run.options(10) {
         Ok(o) => o,
         Err(code) => return code,
     };
@@ -226,7 +226,7 @@ fn check(args: CheckArgs) -> ExitCode {
     let opts = CheckOptions {
         cases: args.cases,
         implementation: args.run.implementation,
-        target,
+        options,
         selection: Selection {
             parts: args.only_parts.iter().map(|p| p.part()).collect(),
             rules: args.rule,

@@ -3,7 +3,7 @@
 //! process and lets the next case start a new one, until the restart cap.
 
 use super::child::{Child, NoAnswer, Reading, clip};
-use super::{Failure, Target};
+use super::{Failure, Implementation};
 use crate::case::{Case, Part};
 use serde_json::{Value, json};
 use std::sync::Mutex;
@@ -50,7 +50,7 @@ struct Session {
     next_seq: u64,
 }
 
-pub struct ProcessTarget {
+pub struct Subprocess {
     command: String,
     options: Options,
     hello: Option<Hello>,
@@ -69,11 +69,11 @@ impl From<NoAnswer> for Fault {
     }
 }
 
-impl ProcessTarget {
-    /// Prepares the target; in lines mode, starts one process for the handshake so the declared
+impl Subprocess {
+    /// Prepares the implementation; in lines mode, starts one process for the handshake so the declared
     /// parts are known. A failed handshake is not fatal: cases then report it, one by one.
-    pub fn start(command: &str, options: Options) -> ProcessTarget {
-        let mut target = ProcessTarget {
+    pub fn start(command: &str, options: Options) -> Subprocess {
+        let mut implementation = Subprocess {
             command: command.to_string(),
             options,
             hello: None,
@@ -81,18 +81,19 @@ impl ProcessTarget {
             idle: Mutex::new(Vec::new()),
             restarts: AtomicUsize::new(0),
         };
-        if !target.options.per_case {
-            match target.spawn() {
+        if !implementation.options.per_case {
+            match implementation.spawn() {
                 Ok((session, hello)) => {
-                    target.hello = Some(hello);
-                    target.give_back(session);
+                    implementation.hello = Some(hello);
+                    implementation.give_back(session);
                 }
                 Err((fault, stderr)) => {
-                    target.startup_error = Some(format!("{}\n{}", fault.0, stderr_block(&stderr)));
+                    implementation.startup_error =
+                        Some(format!("{}\n{}", fault.0, stderr_block(&stderr)));
                 }
             }
         }
-        target
+        implementation
     }
 
     /// Why the implementation could not be started and greeted, if it could not.
@@ -189,7 +190,7 @@ impl ProcessTarget {
     }
 }
 
-impl Target for ProcessTarget {
+impl Implementation for Subprocess {
     fn describe(&self) -> String {
         match &self.hello {
             Some(h) => format!(
@@ -224,7 +225,7 @@ impl Target for ProcessTarget {
     }
 }
 
-impl Drop for ProcessTarget {
+impl Drop for Subprocess {
     fn drop(&mut self) {
         let sessions: Vec<Session> = self
             .idle

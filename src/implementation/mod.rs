@@ -1,16 +1,16 @@
-//! Targets: what runs a case's operations on a fresh dispatcher and hands back the results.
-//! The built-in reference is one target; implementations in other processes are others.
+//! Implementations: what runs a case's operations on a fresh dispatcher and hands back the results.
+//! The built-in reference is one implementation; implementations in other processes are others.
 
 mod child;
 mod process;
 
-pub use process::{Hello, Options, PROTOCOL, ProcessTarget};
+pub use process::{Hello, Options, PROTOCOL, Subprocess};
 
 use crate::case::{Case, Part};
 use serde_json::Value;
 use std::fmt;
 
-/// Why a target gave no results for a case.
+/// Why an implementation gave no results for a case.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Failure {
     /// The implementation declined the case, with its reason.
@@ -33,7 +33,7 @@ impl fmt::Display for Failure {
     }
 }
 
-pub trait Target: Sync {
+pub trait Implementation: Sync {
     /// A short description for reports.
     fn describe(&self) -> String;
     /// The parts of the brief the implementation declares; cases of other parts are not
@@ -50,7 +50,7 @@ pub trait Target: Sync {
 /// The built-in reference dispatcher, in process.
 pub struct Reference;
 
-impl Target for Reference {
+impl Implementation for Reference {
     fn describe(&self) -> String {
         format!("hookcheck reference {}", env!("CARGO_PKG_VERSION"))
     }
