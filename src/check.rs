@@ -2,7 +2,7 @@
 //! the runner; `main.rs` only parses flags into [`CheckOptions`].
 
 use crate::case::Case;
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, Sources};
 use crate::implementation::{Implementation, Options, Reference, Subprocess};
 use crate::report::{self, Style};
 use crate::runner::{Selection, check_all};
@@ -17,7 +17,7 @@ pub enum Format {
 }
 
 pub struct CheckOptions {
-    pub cases: PathBuf,
+    pub cases: Sources,
     /// The implementation's command; `None` checks the built-in reference.
     pub implementation: Option<String>,
     /// How to run it when it is a command.
@@ -36,7 +36,7 @@ pub struct ConfigError(pub String);
 
 /// Runs the check and writes its report; `Ok(true)` when every selected case passed.
 pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
-    let corpus = Corpus::load(&opts.cases);
+    let corpus = Corpus::gather(&opts.cases);
     if !corpus.errors.is_empty() {
         let errors: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
         return Err(ConfigError(format!(
@@ -52,13 +52,15 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
     if cases.is_empty() {
         return Err(ConfigError(format!(
             "no case in {} matches the filters",
-            opts.cases.display()
+            opts.cases.describe()
         )));
     }
     let started = Instant::now();
     let implementation: Box<dyn Implementation> = match &opts.implementation {
         None => Box::new(Reference),
-        Some(command) => Box::new(Subprocess::start(command, opts.options.clone())),
+        Some(command) => Box::new(
+            Subprocess::start_or_give_up(command, opts.options.clone()).map_err(ConfigError)?,
+        ),
     };
     let scope = opts.selection.scope();
     let style = Style { color: opts.color };

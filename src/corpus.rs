@@ -1,11 +1,43 @@
-//! The case corpus as a whole: loading every file under `cases/`, and the checks that keep it
-//! honest against the spec (known rule ids, every rule covered, unique ids, sound `clarified`
-//! marks, no unreviewed recordings).
+//! The case corpus as a whole: the built-in cases and any folders of the user's own, loaded as
+//! one list, and the checks that keep it honest against the spec (known rule ids, every rule
+//! covered, unique ids, sound `clarified` marks, no unreviewed recordings).
 
 use crate::case::{self, Case, LoadError, Origin, Recorded};
 use crate::spec::{Basis, Grid, GridRow, Rule};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where a run's cases come from: the corpus built into hookcheck, folders of case files
+/// (an implementer's own regression cases), or both.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sources {
+    pub builtin: bool,
+    pub folders: Vec<PathBuf>,
+}
+
+impl Default for Sources {
+    fn default() -> Self {
+        Sources {
+            builtin: true,
+            folders: Vec::new(),
+        }
+    }
+}
+
+impl Sources {
+    /// For reports: `the built-in corpus`, `the built-in corpus and mycases/`, ...
+    pub fn describe(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        if self.builtin {
+            parts.push("the built-in corpus".to_string());
+        }
+        parts.extend(self.folders.iter().map(|f| f.display().to_string()));
+        match parts.len() {
+            0 => "no cases".to_string(),
+            _ => parts.join(" and "),
+        }
+    }
+}
 
 #[derive(Debug, Default)]
 pub struct Corpus {
@@ -15,6 +47,34 @@ pub struct Corpus {
 }
 
 impl Corpus {
+    /// The cases built into this hookcheck (`cases/` as it was when it was built).
+    pub fn builtin() -> Corpus {
+        let mut corpus = Corpus::default();
+        for (path, suite, text) in crate::builtin::case_files() {
+            match case::parse(text, Path::new(path), suite) {
+                Ok(cases) => corpus.cases.extend(cases),
+                Err(e) => corpus.errors.push(e),
+            }
+        }
+        corpus
+    }
+
+    /// The built-in cases, if wanted, then each folder's.
+    pub fn gather(sources: &Sources) -> Corpus {
+        let mut corpus = if sources.builtin {
+            Corpus::builtin()
+        } else {
+            Corpus::default()
+        };
+        for folder in &sources.folders {
+            let more = Corpus::load(folder);
+            corpus.cases.extend(more.cases);
+            corpus.errors.extend(more.errors);
+        }
+        corpus
+    }
+
+    /// Every case file below `root`.
     pub fn load(root: &Path) -> Corpus {
         let mut corpus = Corpus::default();
         match case::discover(root) {
@@ -90,10 +150,10 @@ pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) 
     (out, uncovered)
 }
 
-/// `hookcheck lint`: every problem of the corpus under `root`, one per line, then a count line;
-/// and the number of problems.
-pub fn lint(root: &Path) -> (String, usize) {
-    let corpus = Corpus::load(root);
+/// `hookcheck lint`: every problem of the corpus, one per line, then a count line; and the
+/// number of problems.
+pub fn lint(sources: &Sources) -> (String, usize) {
+    let corpus = Corpus::gather(sources);
     let mut found: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
     found.extend(problems(&corpus.cases, &crate::spec::rules()));
     let mut text: String = found.iter().map(|p| format!("{p}\n")).collect();

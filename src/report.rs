@@ -179,24 +179,20 @@ pub fn human_summary(cases: &[Case], verdicts: &[Verdict], style: Style, seconds
     } else {
         style.red("FAILED")
     };
+    // One closing line that names every count of the table (a case that errored or was not run
+    // is not called failed), then the size and time of the run.
+    let plural = if cases.len() == 1 { "case" } else { "cases" };
     let _ = writeln!(
         out,
-        "\n{} cases in {seconds:.2} s: {} failed, {} errored, {} not run, {} skipped, {} not applicable",
-        cases.len(),
+        "\n{verdict}: {} passed, {} failed, {} errored, {} not run, {} skipped, {} not applicable \
+         ({} {plural} in {seconds:.2} s)",
+        total.passed,
         total.failed,
         total.errored,
         total.not_run,
         total.skipped,
-        total.not_applicable
-    );
-    // The closing line in the conventional `N passed, N failed, N skipped` form, where failed
-    // counts every case that did not pass for a fault of the implementation's.
-    let _ = writeln!(
-        out,
-        "{verdict}: {} passed, {} failed, {} skipped",
-        total.passed,
-        total.failed + total.errored + total.not_run,
-        total.skipped + total.not_applicable
+        total.not_applicable,
+        cases.len(),
     );
     out
 }

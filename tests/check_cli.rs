@@ -26,7 +26,9 @@ fn reference_passes_and_usage_errors_exit_2() {
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok));
     let closing = text(&ok).lines().last().unwrap_or_default().to_string();
     assert!(
-        closing.starts_with("PASSED: ") && closing.ends_with(" passed, 0 failed, 0 skipped"),
+        closing.starts_with("PASSED: ")
+            && closing
+                .contains(" passed, 0 failed, 0 errored, 0 not run, 0 skipped, 0 not applicable ("),
         "{closing}"
     );
     assert_eq!(hookcheck(&["check", "no-such-case"]).status.code(), Some(2));
@@ -195,4 +197,55 @@ fn record_writes_an_unreviewed_case_that_lint_rejects_until_reviewed() {
         Some(2)
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_implementation_that_cannot_start_stops_the_run_with_one_message() {
+    let fake = format!(
+        "python3 {} exit-at-start x",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fakes/fake_impl.py")
+            .display()
+    );
+    for (command, per_case, status, said) in [
+        (
+            "no-such-command-hookcheck",
+            false,
+            "exit status: 127",
+            "not found",
+        ),
+        (
+            "no-such-command-hookcheck",
+            true,
+            "exit status: 127",
+            "not found",
+        ),
+        (
+            fake.as_str(),
+            false,
+            "exit status: 3",
+            "fake: refusing to start",
+        ),
+    ] {
+        let mut args = vec!["check", "--impl", command];
+        if per_case {
+            args.push("--per-case");
+        }
+        let out = hookcheck(&args);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(2), "{command}: {stdout}{stderr}");
+        assert_eq!(stderr.matches("cannot start").count(), 1, "{stderr}");
+        assert!(stderr.contains(command), "{stderr}");
+        assert!(
+            stderr.contains(status) && stderr.contains(said),
+            "{command}: {stderr}"
+        );
+        assert!(
+            !stdout.contains("ERROR") && !stdout.contains("FAIL"),
+            "{stdout}"
+        );
+    }
 }

@@ -70,8 +70,9 @@ impl From<NoAnswer> for Fault {
 }
 
 impl Subprocess {
-    /// Prepares the implementation; in lines mode, starts one process for the handshake so the declared
-    /// parts are known. A failed handshake is not fatal: cases then report it, one by one.
+    /// Prepares the implementation: in lines mode, starts one process for the handshake so the
+    /// declared parts are known; in per-case mode, tries one empty run. A failure is not fatal
+    /// here (see [`Subprocess::startup_error`]): the caller decides whether to try again.
     pub fn start(command: &str, options: Options) -> Subprocess {
         let mut implementation = Subprocess {
             command: command.to_string(),
@@ -81,19 +82,57 @@ impl Subprocess {
             idle: Mutex::new(Vec::new()),
             restarts: AtomicUsize::new(0),
         };
-        if !implementation.options.per_case {
-            match implementation.spawn() {
-                Ok((session, hello)) => {
-                    implementation.hello = Some(hello);
-                    implementation.give_back(session);
-                }
-                Err((fault, stderr)) => {
-                    implementation.startup_error =
-                        Some(format!("{}\n{}", fault.0, stderr_block(&stderr)));
-                }
-            }
+        let started = if implementation.options.per_case {
+            implementation.probe()
+        } else {
+            implementation.spawn().map(|(session, hello)| {
+                implementation.hello = Some(hello);
+                implementation.give_back(session);
+            })
+        };
+        if let Err((fault, stderr)) = started {
+            implementation.startup_error = Some(format!("{}\n{}", fault.0, stderr_block(&stderr)));
         }
         implementation
+    }
+
+    /// Per-case mode has no handshake: an empty run (`[]` in, `[]` out) shows the command starts
+    /// and speaks the mode, whatever the cases hold.
+    fn probe(&self) -> Result<(), (Fault, String)> {
+        let mut child = Child::spawn(&self.command, Reading::Whole).map_err(|e| {
+            (
+                Fault(format!("cannot start `{}`: {e}", self.command)),
+                String::new(),
+            )
+        })?;
+        let outcome = match per_case_run(&mut child, &[], self.options.timeout) {
+            Ok(results) if results.is_empty() => Ok(()),
+            Ok(results) => Err(Fault(format!(
+                "an empty run gave {} results, not none",
+                results.len()
+            ))),
+            Err(fault) => Err(fault),
+        };
+        child.kill();
+        outcome.map_err(|fault| (fault, child.stderr_tail()))
+    }
+
+    /// Starts the implementation, and once more if that fails: `Err` when it fails twice
+    /// before any case ran, with one message naming the command, what went wrong (its exit
+    /// status, say) and the last lines of its stderr. Nothing can be checked then.
+    pub fn start_or_give_up(command: &str, options: Options) -> Result<Subprocess, String> {
+        let first = Subprocess::start(command, options.clone());
+        if first.startup_error.is_none() {
+            return Ok(first);
+        }
+        drop(first);
+        let second = Subprocess::start(command, options);
+        match &second.startup_error {
+            None => Ok(second),
+            Some(e) => Err(format!(
+                "the implementation cannot start: `{command}` failed twice before any case ran\n{e}"
+            )),
+        }
     }
 
     /// Why the implementation could not be started and greeted, if it could not.
@@ -211,9 +250,14 @@ impl Implementation for Subprocess {
     }
 
     fn warning(&self) -> Option<String> {
+        let what = if self.options.per_case {
+            "an empty run"
+        } else {
+            "the handshake"
+        };
         self.startup_error
             .as_ref()
-            .map(|e| format!("the implementation did not complete the handshake: {e}"))
+            .map(|e| format!("the implementation did not complete {what}: {e}"))
     }
 
     fn run(&self, case: &Case) -> Result<Vec<Value>, Failure> {
@@ -326,7 +370,14 @@ fn exchange(
 }
 
 fn per_case(child: &mut Child, case: &Case, timeout: Duration) -> Result<Vec<Value>, Fault> {
-    let input = Value::Array(case.operations()).to_string();
+    let results = per_case_run(child, &case.operations(), timeout)?;
+    check_count(&results, case)?;
+    Ok(results)
+}
+
+/// One run in per-case mode: the operations on stdin, the results array from stdout.
+fn per_case_run(child: &mut Child, ops: &[Value], timeout: Duration) -> Result<Vec<Value>, Fault> {
+    let input = Value::Array(ops.to_vec()).to_string();
     // A process that exits without reading its input is judged by its output, not by the
     // failed write.
     let _ = child.send(&input);
@@ -343,14 +394,13 @@ fn per_case(child: &mut Child, case: &Case, timeout: Duration) -> Result<Vec<Val
             clip(out.trim(), 300)
         ))
     })?;
-    let results = results.as_array().ok_or_else(|| {
-        Fault(format!(
+    match results {
+        Value::Array(results) => Ok(results),
+        _ => Err(Fault(format!(
             "output is not a JSON array: {}",
             clip(out.trim(), 300)
-        ))
-    })?;
-    check_count(results, case)?;
-    Ok(results.clone())
+        ))),
+    }
 }
 
 fn check_count(results: &[Value], case: &Case) -> Result<(), Fault> {

@@ -62,11 +62,7 @@ pub enum Command {
     },
     /// Validate every case file: parsing, unique ids, known rule ids, brief/clarification marks,
     /// no unreviewed recorded case. Exits 1 on any problem.
-    Lint {
-        /// The cases folder.
-        #[arg(long, default_value = "cases")]
-        cases: PathBuf,
-    },
+    Lint(CorpusArgs),
     /// Serve the reference dispatcher over the implementation protocol (spec/protocol.md), for
     /// checking and timing the process path: `hookcheck check --impl "hookcheck serve"`.
     Serve {
@@ -76,11 +72,34 @@ pub enum Command {
     },
     /// Print, for every rule of spec/dispatcher.md, how many cases cite it, and the rules no case
     /// covers. Exits 1 when a rule is uncovered or a case file does not load.
-    Coverage {
-        /// The cases folder.
-        #[arg(long, default_value = "cases")]
-        cases: PathBuf,
+    Coverage(CorpusArgs),
+    /// Write the built-in spec/ and cases/ into a folder, to read the case a report points at.
+    Export {
+        /// The folder to write into (created if missing; existing files are never overwritten).
+        #[arg(default_value = "hookcheck-corpus")]
+        dir: PathBuf,
     },
+}
+
+/// Which cases: the built-in corpus and any folders of one's own.
+#[derive(clap::Args)]
+pub struct CorpusArgs {
+    /// A folder of case files to add to the built-in corpus (repeatable); same format, rules
+    /// and unique ids (spec/case-format.md).
+    #[arg(long = "cases", value_name = "DIR")]
+    pub folders: Vec<PathBuf>,
+    /// Leave the built-in corpus out: only the --cases folders.
+    #[arg(long)]
+    pub no_builtin: bool,
+}
+
+impl CorpusArgs {
+    pub fn sources(&self) -> hookcheck::corpus::Sources {
+        hookcheck::corpus::Sources {
+            builtin: !self.no_builtin,
+            folders: self.folders.clone(),
+        }
+    }
 }
 
 /// How to run an implementation: shared by `check` and `fuzz`.
@@ -128,9 +147,8 @@ pub struct CheckArgs {
     /// Only cases of these origins; `--origin brief` alone checks only what the brief states.
     #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
     pub origin: Vec<OriginArg>,
-    /// The cases folder.
-    #[arg(long, default_value = "cases")]
-    pub cases: PathBuf,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     /// Report format on stdout.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,

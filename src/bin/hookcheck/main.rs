@@ -5,7 +5,7 @@ mod args;
 use args::{CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, ImplArgs, InputFormat};
 use clap::Parser;
 use hookcheck::check::{self as checking, CheckOptions};
-use hookcheck::corpus::{Corpus, coverage_report};
+use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
 use hookcheck::implementation::{Implementation, Options, Subprocess};
 use hookcheck::input::{Format, RunError, run_stream};
@@ -22,7 +22,8 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Run { file, input } => run(file, input),
         Command::Check(args) => check(*args),
-        Command::Coverage { cases } => coverage(&cases),
+        Command::Coverage(corpus) => coverage(&corpus.sources()),
+        Command::Export { dir } => export(&dir),
         Command::Serve { per_case } => serve(per_case),
         Command::Fuzz(args) => fuzz(*args),
         Command::Record {
@@ -33,7 +34,7 @@ fn main() -> ExitCode {
             rule,
             out,
         } => record(&id, &ticket, file, title, &rule, out),
-        Command::Lint { cases } => lint(&cases),
+        Command::Lint(corpus) => lint(&corpus.sources()),
     }
 }
 
@@ -84,7 +85,13 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_000)
     });
-    let implementation = Subprocess::start(command, options);
+    let implementation = match Subprocess::start_or_give_up(command, options) {
+        Ok(implementation) => implementation,
+        Err(e) => {
+            eprintln!("hookcheck fuzz: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
     println!(
         "hookcheck fuzz: {} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
@@ -184,8 +191,8 @@ fn record(
     }
 }
 
-fn lint(cases: &Path) -> ExitCode {
-    let (text, problems) = hookcheck::corpus::lint(cases);
+fn lint(sources: &Sources) -> ExitCode {
+    let (text, problems) = hookcheck::corpus::lint(sources);
     print!("{text}");
     if problems == 0 {
         ExitCode::SUCCESS
@@ -224,7 +231,7 @@ fn check(args: CheckArgs) -> ExitCode {
         }
     };
     let opts = CheckOptions {
-        cases: args.cases,
+        cases: args.corpus.sources(),
         implementation: args.run.implementation,
         options,
         selection: Selection {
@@ -255,8 +262,25 @@ fn check(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn coverage(cases: &Path) -> ExitCode {
-    let corpus = Corpus::load(cases);
+fn export(dir: &Path) -> ExitCode {
+    match hookcheck::builtin::export(dir) {
+        Ok(files) => {
+            println!(
+                "wrote {} files of the built-in spec and corpus into {}",
+                files.len(),
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("hookcheck export: {e} (existing files are never overwritten)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn coverage(sources: &Sources) -> ExitCode {
+    let corpus = Corpus::gather(sources);
     for e in &corpus.errors {
         eprintln!("hookcheck coverage: {e}");
     }
