@@ -101,6 +101,8 @@ struct RawStep {
     expect: Value,
     #[serde(default)]
     clarified: Option<String>,
+    #[serde(default)]
+    spelling: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -111,6 +113,9 @@ pub struct Step {
     /// The clarification that fixes this step's result in a brief case; such a step is not
     /// compared when only the brief's rules are checked.
     pub clarified: Option<String>,
+    /// The expectation depends on how a number in the operation is written (`10.0` against
+    /// `10`): an implementation whose JSON reader sees only values does not get this step.
+    pub spelling: bool,
     pub line: u32,
 }
 
@@ -141,6 +146,24 @@ impl Case {
 
     pub fn operations(&self) -> Vec<Value> {
         self.steps.iter().map(|s| s.op.clone()).collect()
+    }
+}
+
+/// Whether an operation holds a number written with a fraction or exponent whose value is
+/// whole (`10.0`, `1e3`, `2e2`): a JSON reader that sees only values takes it for an integer, so
+/// the step's expectation depends on spelling (`op.ts-strict`, `outcomes.strict`).
+pub fn depends_on_spelling(op: &Value) -> bool {
+    match op {
+        Value::Number(n) => {
+            let text = n.to_string();
+            text.contains(['.', 'e', 'E'])
+                && text
+                    .parse::<f64>()
+                    .is_ok_and(|v| v.is_finite() && v.fract() == 0.0)
+        }
+        Value::Array(items) => items.iter().any(depends_on_spelling),
+        Value::Object(map) => map.values().any(depends_on_spelling),
+        _ => false,
     }
 }
 
@@ -301,6 +324,7 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
                     op: s.op.value,
                     expect: s.expect,
                     clarified: s.clarified,
+                    spelling: s.spelling,
                 })
                 .collect(),
             part: raw.part,
@@ -460,7 +484,7 @@ mod schema_tests {
         );
         assert_eq!(
             keys(&schema["$defs"]["step"]),
-            ["clarified", "expect", "op"]
+            ["clarified", "expect", "op", "spelling"]
         );
     }
 }

@@ -77,7 +77,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             parts.join(", ")
         )
         .map_err(io)?;
-        let brief = if scope == crate::compare::Scope::BriefOnly {
+        let brief = if scope == crate::compare::Scope::BRIEF {
             "; brief rules only, steps fixed by clarifications are not compared"
         } else {
             ""
@@ -91,7 +91,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
     }
     if opts.format == Format::Json {
         let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
-        let scope = if scope == crate::compare::Scope::BriefOnly {
+        let scope = if scope == crate::compare::Scope::BRIEF {
             "brief"
         } else {
             "full"
@@ -101,6 +101,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         writeln!(out, "{start}").map_err(io)?;
     }
     let verdicts = check_all(implementation.as_ref(), &cases, scope, opts.jobs);
+    let spelling_steps = crate::runner::spelling_steps(implementation.as_ref(), &cases);
     // Stop the implementation's processes before reporting, so the time counts them too.
     drop(implementation);
     let seconds = started.elapsed().as_secs_f64();
@@ -109,11 +110,22 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         std::fs::write(path, report::junit(&cases, &verdicts, seconds))
             .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))?;
     }
-    match write_report(opts, &cases, &verdicts, style, seconds, out) {
+    let totals = Totals {
+        seconds,
+        spelling_steps,
+    };
+    match write_report(opts, &cases, &verdicts, style, totals, out) {
         // A reader that stopped early (`| head`) does not change the verdict.
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(io(e)),
         _ => Ok(total.success()),
     }
+}
+
+/// What the closing lines say besides the verdicts.
+#[derive(Clone, Copy)]
+struct Totals {
+    seconds: f64,
+    spelling_steps: usize,
 }
 
 fn write_report(
@@ -121,7 +133,10 @@ fn write_report(
     cases: &[Case],
     verdicts: &[crate::runner::Verdict],
     style: Style,
-    seconds: f64,
+    Totals {
+        seconds,
+        spelling_steps,
+    }: Totals,
     out: &mut impl Write,
 ) -> std::io::Result<()> {
     match opts.format {
@@ -132,14 +147,18 @@ fn write_report(
             write!(
                 out,
                 "{}",
-                report::human_summary(cases, verdicts, style, seconds)
+                report::human_summary(cases, verdicts, style, seconds, spelling_steps)
             )
         }
         Format::Json => {
             for (c, v) in cases.iter().zip(verdicts) {
                 writeln!(out, "{}", report::json_case(c, v))?;
             }
-            writeln!(out, "{}", report::json_summary(cases, verdicts, seconds))
+            writeln!(
+                out,
+                "{}",
+                report::json_summary(cases, verdicts, seconds, spelling_steps)
+            )
         }
     }
 }

@@ -6,19 +6,78 @@ use serde_json::Value;
 use similar::TextDiff;
 use std::fmt::Write as _;
 
+/// How an implementation's JSON reader sees numbers (declared in the handshake, `numbers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Numbers {
+    /// It sees how a number is written: `10.0` is not `10` (Python's `json`, serde_json).
+    #[default]
+    Spelling,
+    /// It sees only values: `10.0`, `1e1` and `10` are one number (JavaScript's `JSON.parse`,
+    /// Go's `encoding/json` into `interface{}`). Steps marked `spelling` are not applicable.
+    Values,
+}
+
+impl Numbers {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Numbers::Spelling => "spelling",
+            Numbers::Values => "values",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Numbers> {
+        match text {
+            "spelling" => Some(Numbers::Spelling),
+            "values" => Some(Numbers::Values),
+            _ => None,
+        }
+    }
+}
+
 /// Which expectations a run compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Scope {
-    /// Every step (the brief and hookcheck's clarifications).
-    #[default]
-    Full,
+pub struct Scope {
     /// Only what the brief states: steps marked `clarified` are not compared.
-    BriefOnly,
+    pub brief_only: bool,
+    /// Steps marked `spelling` apply only to implementations that see number spelling.
+    pub numbers: Numbers,
 }
 
 impl Scope {
+    /// Every step: the brief and hookcheck's clarifications.
+    pub const FULL: Scope = Scope {
+        brief_only: false,
+        numbers: Numbers::Spelling,
+    };
+    /// Only what the brief states.
+    pub const BRIEF: Scope = Scope {
+        brief_only: true,
+        numbers: Numbers::Spelling,
+    };
+
+    pub fn with_numbers(self, numbers: Numbers) -> Scope {
+        Scope { numbers, ..self }
+    }
+
+    /// Whether the step is sent to the implementation at all: a step whose expectation depends
+    /// on number spelling is not, to an implementation that sees only values.
+    pub fn applies(self, step: &Step) -> bool {
+        self.numbers == Numbers::Spelling || !step.spelling
+    }
+
     fn compares(self, step: &Step) -> bool {
-        self == Scope::Full || step.clarified.is_none()
+        self.applies(step) && (!self.brief_only || step.clarified.is_none())
+    }
+
+    /// What the report shows in place of a step's result when it is not compared.
+    fn not_compared(self, step: &Step) -> Option<String> {
+        if !self.applies(step) {
+            return Some("(not applicable: the expectation depends on number spelling)".into());
+        }
+        match &step.clarified {
+            Some(rule) if self.brief_only => Some(format!("(not compared: clarification {rule})")),
+            _ => None,
+        }
     }
 }
 
@@ -98,10 +157,9 @@ fn transcript<'a>(
 ) -> String {
     let mut out = String::new();
     for (i, step) in case.steps.iter().enumerate() {
-        let shown = match &step.clarified {
-            Some(rule) if !scope.compares(step) => format!("(not compared: clarification {rule})"),
-            _ => show(result(i, step)),
-        };
+        let shown = scope
+            .not_compared(step)
+            .unwrap_or_else(|| show(result(i, step)));
         let _ = writeln!(out, "#{} {} => {}", i + 1, step.op, shown);
     }
     out
@@ -147,15 +205,15 @@ cases:
             json!("queued"),
             json!(["e #1 500 retry at 30"]),
         ];
-        assert_eq!(compare(&c, &good, Scope::Full), Ok(()));
+        assert_eq!(compare(&c, &good, Scope::FULL), Ok(()));
         let other_register = [
             json!("ok"),
             json!("queued"),
             json!(["e #1 500 retry at 30"]),
         ];
-        assert_eq!(compare(&c, &other_register, Scope::BriefOnly), Ok(()));
+        assert_eq!(compare(&c, &other_register, Scope::BRIEF), Ok(()));
         assert_eq!(
-            compare(&c, &other_register, Scope::Full),
+            compare(&c, &other_register, Scope::FULL),
             Err(Mismatch {
                 step: 0,
                 count: None
@@ -171,7 +229,7 @@ cases:
             json!("queued"),
             json!(["e #1 500 retry at 60"]),
         ];
-        let m = compare(&c, &bad, Scope::Full).expect_err("differs");
+        let m = compare(&c, &bad, Scope::FULL).expect_err("differs");
         assert_eq!(
             m,
             Mismatch {
@@ -179,7 +237,7 @@ cases:
                 count: None
             }
         );
-        let report = render(&c, &bad, &m, Scope::Full);
+        let report = render(&c, &bad, &m, Scope::FULL);
         assert!(
             report.starts_with("cases/retries/f.yaml:13: retries::c (T): step 3 differs\n"),
             "{report}"
@@ -203,7 +261,7 @@ cases:
     fn wrong_result_counts_are_mismatches() {
         let c = case();
         let short = [json!(true), json!("queued")];
-        let m = compare(&c, &short, Scope::Full).expect_err("short");
+        let m = compare(&c, &short, Scope::FULL).expect_err("short");
         assert_eq!(
             m,
             Mismatch {
@@ -211,14 +269,14 @@ cases:
                 count: Some((3, 2))
             }
         );
-        assert!(render(&c, &short, &m, Scope::Full).contains("(no result)"));
+        assert!(render(&c, &short, &m, Scope::FULL).contains("(no result)"));
         let long = [
             json!(true),
             json!("queued"),
             json!(["e #1 500 retry at 30"]),
             json!(1),
         ];
-        let m = compare(&c, &long, Scope::Full).expect_err("long");
+        let m = compare(&c, &long, Scope::FULL).expect_err("long");
         assert_eq!(
             m,
             Mismatch {
@@ -226,6 +284,6 @@ cases:
                 count: Some((3, 4))
             }
         );
-        assert!(render(&c, &long, &m, Scope::Full).contains("+#4 (no operation) => 1"));
+        assert!(render(&c, &long, &m, Scope::FULL).contains("+#4 (no operation) => 1"));
     }
 }

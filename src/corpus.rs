@@ -215,6 +215,26 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
                     s.line
                 ));
             }
+            let needs = case::depends_on_spelling(&s.op);
+            let step_at = format!("{}:{}", c.file.display(), s.line);
+            if needs && !s.spelling {
+                out.push(format!(
+                    "{step_at}: a number here is written with a fraction or exponent but is whole: \
+                     mark the step `spelling: true` (spec/case-format.md)"
+                ));
+            }
+            if s.spelling && !needs {
+                out.push(format!(
+                    "{step_at}: `spelling: true`, but no number here is written as a whole float"
+                ));
+            }
+            if s.spelling && !s.expect.as_str().is_some_and(|e| e.starts_with("error: ")) {
+                out.push(format!(
+                    "{step_at}: a `spelling` step must expect an error: it is left out for \
+                     implementations that see only number values, which is sound only when it \
+                     changes nothing"
+                ));
+            }
             if let Some(r) = &s.clarified
                 && basis(r) != Some(Basis::Clarification)
             {

@@ -140,7 +140,15 @@ fn indent(text: &str) -> String {
 }
 
 /// The closing table: one row per part, then the total and a one-line verdict.
-pub fn human_summary(cases: &[Case], verdicts: &[Verdict], style: Style, seconds: f64) -> String {
+/// The closing table and line; `spelling_steps` is the number of steps left out because their
+/// expectations depend on number spelling, which the implementation does not see.
+pub fn human_summary(
+    cases: &[Case],
+    verdicts: &[Verdict],
+    style: Style,
+    seconds: f64,
+    spelling_steps: usize,
+) -> String {
     let (parts, total) = tally_by_part(cases, verdicts);
     let mut out = String::new();
     let _ = writeln!(
@@ -194,6 +202,13 @@ pub fn human_summary(cases: &[Case], verdicts: &[Verdict], style: Style, seconds
         total.not_applicable,
         cases.len(),
     );
+    if spelling_steps > 0 {
+        let _ = writeln!(
+            out,
+            "{spelling_steps} steps not applicable: their expectations depend on how a number is \
+             written, and this implementation reads number values (`numbers: values`)"
+        );
+    }
     out
 }
 
@@ -214,14 +229,19 @@ pub fn json_case(case: &Case, v: &Verdict) -> String {
     .to_string()
 }
 
-pub fn json_summary(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> String {
+pub fn json_summary(
+    cases: &[Case],
+    verdicts: &[Verdict],
+    seconds: f64,
+    spelling_steps: usize,
+) -> String {
     let (parts, total) = tally_by_part(cases, verdicts);
     let parts: serde_json::Map<String, Value> = parts
         .iter()
         .map(|(p, t)| (p.as_str().to_string(), t.to_json()))
         .collect();
     json!({"event": "summary", "parts": parts, "total": total.to_json(),
-           "success": total.success(), "seconds": seconds})
+           "steps_not_applicable": spelling_steps, "success": total.success(), "seconds": seconds})
     .to_string()
 }
 

@@ -2,7 +2,9 @@
 //! `cargo test`, `hookcheck check` and `hookcheck fuzz`.
 
 use crate::case::{Case, Origin, Part};
-use crate::compare::{Scope, compare, render};
+use crate::compare::{Numbers, Scope, compare, render};
+use serde_json::Value;
+use std::borrow::Cow;
 use crate::implementation::{Failure, Implementation};
 use rayon::prelude::*;
 
@@ -28,15 +30,31 @@ impl Verdict {
 }
 
 /// Runs one case on `implementation` and compares what it returns with the case's expectations.
+/// An implementation that sees only number values gets the case without its `spelling` steps,
+/// whose expectations depend on how a number is written: they are not applicable to it.
 pub fn check(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Verdict {
     if !implementation.parts().contains(&case.part) {
         return Verdict::NotApplicable;
     }
-    match implementation.run(case) {
-        Ok(actual) => match compare(case, &actual, scope) {
-            Ok(()) => Verdict::Passed,
-            Err(m) => Verdict::Failed(render(case, &actual, &m, scope)),
-        },
+    let scope = scope.with_numbers(implementation.numbers());
+    let sent: Cow<Case> = if case.steps.iter().all(|s| scope.applies(s)) {
+        Cow::Borrowed(case)
+    } else {
+        let mut kept = case.clone();
+        kept.steps.retain(|s| scope.applies(s));
+        if kept.steps.is_empty() {
+            return Verdict::NotApplicable;
+        }
+        Cow::Owned(kept)
+    };
+    match implementation.run(&sent) {
+        Ok(actual) => {
+            let actual = realign(case, actual, scope);
+            match compare(case, &actual, scope) {
+                Ok(()) => Verdict::Passed,
+                Err(m) => Verdict::Failed(render(case, &actual, &m, scope)),
+            }
+        }
         Err(Failure::Skipped(reason)) => Verdict::Skipped(reason),
         Err(Failure::NotRun(reason)) => Verdict::NotRun(reason),
         Err(e) => Verdict::Errored(format!(
@@ -46,6 +64,42 @@ pub fn check(implementation: &dyn Implementation, case: &Case, scope: Scope) -> 
             case.name()
         )),
     }
+}
+
+/// The results of the steps sent, put back in step order: a step that was not sent gets a
+/// placeholder, which is never compared. Results beyond the steps stay at the end.
+fn realign(case: &Case, actual: Vec<Value>, scope: Scope) -> Vec<Value> {
+    if case.steps.iter().all(|s| scope.applies(s)) {
+        return actual;
+    }
+    let mut results = actual.into_iter();
+    let mut aligned = Vec::with_capacity(case.steps.len());
+    for step in &case.steps {
+        if !scope.applies(step) {
+            aligned.push(Value::Null);
+            continue;
+        }
+        match results.next() {
+            Some(r) => aligned.push(r),
+            None => break,
+        }
+    }
+    aligned.extend(results);
+    aligned
+}
+
+/// How many steps of the applicable cases were left out because their expectations depend on
+/// number spelling, which this implementation cannot see.
+pub fn spelling_steps(implementation: &dyn Implementation, cases: &[Case]) -> usize {
+    if implementation.numbers() == Numbers::Spelling {
+        return 0;
+    }
+    let parts = implementation.parts();
+    cases
+        .iter()
+        .filter(|c| parts.contains(&c.part))
+        .map(|c| c.steps.iter().filter(|s| s.spelling).count())
+        .sum()
 }
 
 /// Which cases a run takes: each filter that is set must match.
@@ -70,9 +124,9 @@ impl Selection {
     /// A run of brief cases only compares what the brief states.
     pub fn scope(&self) -> Scope {
         if !self.origins.is_empty() && self.origins.iter().all(|o| *o == Origin::Brief) {
-            Scope::BriefOnly
+            Scope::BRIEF
         } else {
-            Scope::Full
+            Scope::FULL
         }
     }
 }

@@ -31,7 +31,7 @@ fn run(fault: &str, options: Options, jobs: usize) -> (Vec<Case>, Vec<Verdict>, 
     let cases = cases();
     let started = Instant::now();
     let implementation = Subprocess::start(&command, options);
-    let verdicts = check_all(&implementation, &cases, Scope::Full, jobs);
+    let verdicts = check_all(&implementation, &cases, Scope::FULL, jobs);
     drop(implementation);
     (cases, verdicts, started.elapsed())
 }
@@ -193,7 +193,7 @@ fn per_case_mode_runs_a_process_per_case() {
         },
     );
     let cases = cases();
-    let verdicts = check_all(&implementation, &cases, Scope::Full, 2);
+    let verdicts = check_all(&implementation, &cases, Scope::FULL, 2);
     assert!(
         verdicts.iter().all(|v| *v == Verdict::Passed),
         "{verdicts:?}"

@@ -49,9 +49,9 @@ fn finds_shrinks_and_writes_a_case_that_fails_the_bug() {
     let cases = case::load(&path, "fuzz").expect("the written case file loads");
     assert_eq!(cases.len(), 1);
     assert_eq!(cases[0].recorded, Some(case::Recorded::Unreviewed));
-    assert_eq!(check(&Reference, &cases[0], Scope::Full), Verdict::Passed);
+    assert_eq!(check(&Reference, &cases[0], Scope::FULL), Verdict::Passed);
     assert!(matches!(
-        check(&buggy(), &cases[0], Scope::Full),
+        check(&buggy(), &cases[0], Scope::FULL),
         Verdict::Failed(_)
     ));
     let _ = std::fs::remove_dir_all(&dir);

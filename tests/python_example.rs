@@ -17,7 +17,7 @@ fn python_example_passes_every_case() {
         hello.map(|h| (h.name, h.language)),
         Some(("dispatcher.py".to_string(), "python".to_string()))
     );
-    let verdicts = check_all(&implementation, &cases, Scope::Full, 2);
+    let verdicts = check_all(&implementation, &cases, Scope::FULL, 2);
     for (c, v) in cases.iter().zip(&verdicts) {
         assert_eq!(v, &Verdict::Passed, "{}", c.name());
     }

@@ -9,9 +9,10 @@ pub use generate::Generator;
 pub use shrink::shrink;
 
 use crate::case::{Case, Origin, Step};
-use crate::compare::{Scope, compare, render};
+use crate::compare::Scope;
 use crate::corpus::clarification_behind;
-use crate::implementation::{Failure, Implementation};
+use crate::implementation::Implementation;
+use crate::runner::{Verdict, check};
 use crate::record::{Draft, case_file, infer_part};
 use rayon::prelude::*;
 use serde_json::Value;
@@ -51,9 +52,8 @@ pub struct Finding {
     pub shrink_seconds: f64,
     /// The shrunk case with the reference's results as expectations.
     pub case: Case,
-    /// The implementation's results for the shrunk case, or why there were none.
-    pub actual: Result<Vec<Value>, Failure>,
-    pub scope: Scope,
+    /// What the implementation made of the shrunk case.
+    pub verdict: Verdict,
 }
 
 pub struct Report {
@@ -87,6 +87,7 @@ pub fn adhoc_case(id: &str, ops: &[Value], brief_only: bool) -> Case {
                     op: op.clone(),
                     expect,
                     clarified: None,
+                    spelling: crate::case::depends_on_spelling(op),
                     line: 0,
                 };
                 if brief_only {
@@ -117,12 +118,11 @@ enum Run {
 }
 
 fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run {
-    match implementation.run(case) {
-        Ok(actual) if compare(case, &actual, scope).is_ok() => Run::Fine,
-        Ok(_) => Run::Found(Kind::Mismatch),
-        Err(Failure::Errored { .. }) => Run::Found(Kind::Errored),
-        Err(Failure::Skipped(_)) => Run::Fine,
-        Err(Failure::NotRun(why)) => Run::Stop(why),
+    match check(implementation, case, scope) {
+        Verdict::Passed | Verdict::Skipped(_) | Verdict::NotApplicable => Run::Fine,
+        Verdict::Failed(_) => Run::Found(Kind::Mismatch),
+        Verdict::Errored(_) => Run::Found(Kind::Errored),
+        Verdict::NotRun(why) => Run::Stop(why),
     }
 }
 
@@ -235,7 +235,7 @@ fn shrink_finding(
         &shrunk,
         opts.brief_only,
     );
-    let actual = implementation.run(&case);
+    let verdict = check(implementation, &case, scope);
     Finding {
         index,
         kind,
@@ -243,17 +243,16 @@ fn shrink_finding(
         shrunk,
         shrink_seconds,
         case,
-        actual,
-        scope,
+        verdict,
     }
 }
 
 impl FuzzOptions {
     fn scope(&self) -> Scope {
         if self.brief_only {
-            Scope::BriefOnly
+            Scope::BRIEF
         } else {
-            Scope::Full
+            Scope::FULL
         }
     }
 }
@@ -336,12 +335,13 @@ impl Finding {
 
     /// What the implementation did with the shrunk case, in the harness's format.
     pub fn explain(&self) -> String {
-        match &self.actual {
-            Ok(actual) => match compare(&self.case, actual, self.scope) {
-                Err(m) => render(&self.case, actual, &m, self.scope),
-                Ok(()) => "the shrunk case passes on a second run: the implementation is not deterministic".to_string(),
-            },
-            Err(e) => e.to_string(),
+        match &self.verdict {
+            Verdict::Failed(report) | Verdict::Errored(report) => report.clone(),
+            Verdict::NotRun(why) => format!("not run: {why}"),
+            Verdict::Passed | Verdict::Skipped(_) | Verdict::NotApplicable => {
+                "the shrunk case passes on a second run: the implementation is not deterministic"
+                    .to_string()
+            }
         }
     }
 }
@@ -364,9 +364,13 @@ mod tests {
                 original: ops.clone(),
                 shrunk: ops,
                 shrink_seconds: 0.0,
+                verdict: Verdict::Failed(crate::compare::render(
+                    &case,
+                    &[json!(true), json!(["x #1 200 delivered"])],
+                    &crate::compare::Mismatch { step: 1, count: None },
+                    Scope::FULL,
+                )),
                 case,
-                actual: Ok(vec![json!(true), json!(["x #1 200 delivered"])]),
-                scope: Scope::Full,
             }),
             failures: 1,
             stopped: Some("the implementation failed 11 times".to_string()),

@@ -7,6 +7,7 @@ mod process;
 pub use process::{Hello, Options, PROTOCOL, Subprocess};
 
 use crate::case::{Case, Part};
+use crate::compare::Numbers;
 use serde_json::Value;
 use std::fmt;
 
@@ -41,6 +42,11 @@ pub trait Implementation: Sync {
     fn parts(&self) -> Vec<Part>;
     /// Runs the case's operations, in order, on a fresh dispatcher.
     fn run(&self, case: &Case) -> Result<Vec<Value>, Failure>;
+    /// How the implementation's JSON reader sees numbers: by spelling unless it declares
+    /// otherwise.
+    fn numbers(&self) -> Numbers {
+        Numbers::Spelling
+    }
     /// A problem seen before any case ran (a failed handshake), for the report's header.
     fn warning(&self) -> Option<String> {
         None

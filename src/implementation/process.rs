@@ -5,6 +5,7 @@
 use super::child::{Child, NoAnswer, Reading, clip};
 use super::{Failure, Implementation};
 use crate::case::{Case, Part};
+use crate::compare::Numbers;
 use serde_json::{Value, json};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -23,6 +24,8 @@ pub struct Options {
     /// The parts an implementation declares in per-case mode (lines mode takes them from the
     /// handshake).
     pub parts: Vec<Part>,
+    /// How a per-case implementation's JSON reader sees numbers (lines mode: the handshake).
+    pub numbers: Numbers,
 }
 
 impl Default for Options {
@@ -32,6 +35,7 @@ impl Default for Options {
             max_restarts: 10,
             per_case: false,
             parts: Part::ALL.to_vec(),
+            numbers: Numbers::Spelling,
         }
     }
 }
@@ -43,6 +47,8 @@ pub struct Hello {
     pub language: String,
     pub version: String,
     pub parts: Vec<Part>,
+    /// `"numbers": "values"` when its JSON reader sees only number values.
+    pub numbers: Numbers,
 }
 
 struct Session {
@@ -249,6 +255,13 @@ impl Implementation for Subprocess {
         }
     }
 
+    fn numbers(&self) -> Numbers {
+        match (&self.hello, self.options.per_case) {
+            (Some(h), false) => h.numbers,
+            _ => self.options.numbers,
+        }
+    }
+
     fn warning(&self) -> Option<String> {
         let what = if self.options.per_case {
             "an empty run"
@@ -318,12 +331,20 @@ fn handshake(child: &mut Child, timeout: Duration) -> Result<Hello, Fault> {
                 .ok_or_else(|| bad("unknown part"))
         })
         .collect::<Result<Vec<Part>, Fault>>()?;
+    let numbers = match v.get("numbers") {
+        None => Numbers::Spelling,
+        Some(n) => n
+            .as_str()
+            .and_then(Numbers::parse)
+            .ok_or_else(|| bad("numbers must be \"spelling\" or \"values\""))?,
+    };
     let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
     Ok(Hello {
         name: text("name"),
         language: text("language"),
         version: text("version"),
         parts,
+        numbers,
     })
 }
 

@@ -120,6 +120,10 @@ pub struct ImplArgs {
         default_value = "retries,ordering,pause"
     )]
     pub parts: Vec<PartArg>,
+    /// How a --per-case implementation's JSON reader sees numbers: `values` when `10.0` and
+    /// `10` read the same (JavaScript, Go), which leaves out the steps that depend on spelling.
+    #[arg(long, value_enum, default_value_t = NumbersArg::Spelling)]
+    pub numbers: NumbersArg,
     /// Cases in flight at once, each in its own implementation process [default: cores].
     #[arg(long, short)]
     pub jobs: Option<usize>,
@@ -207,6 +211,21 @@ pub enum OriginArg {
     Clarification,
     Regression,
     Fuzz,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum NumbersArg {
+    Spelling,
+    Values,
+}
+
+impl NumbersArg {
+    pub fn numbers(self) -> hookcheck::compare::Numbers {
+        match self {
+            NumbersArg::Spelling => hookcheck::compare::Numbers::Spelling,
+            NumbersArg::Values => hookcheck::compare::Numbers::Values,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]

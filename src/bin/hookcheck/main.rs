@@ -56,6 +56,7 @@ impl ImplArgs {
             max_restarts: self.max_restarts.unwrap_or(restarts),
             per_case: self.per_case,
             parts: self.parts.iter().map(|p| p.part()).collect(),
+            numbers: self.numbers.numbers(),
         };
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok((options, self.jobs.unwrap_or(cores).max(1)))
