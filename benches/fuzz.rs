@@ -40,7 +40,7 @@ fn rate(implementation: &dyn Implementation, cases: u64) -> f64 {
 
 fn fails(implementation: &dyn Implementation, ops: &[Value]) -> bool {
     let case = adhoc_case("bench", ops, false);
-    !matches!(implementation.run(&case), Ok(actual) if compare(&case, &actual, Scope::Full).is_ok())
+    !matches!(implementation.run(&case), Ok(actual) if compare(&case, &actual, Scope::FULL).is_ok())
 }
 
 fn main() {

@@ -76,7 +76,7 @@ fn main() {
         .map(|_| {
             let start = Instant::now();
             let implementation = Subprocess::start(&command, Options::default());
-            let verdicts = check_all(&implementation, &corpus.cases, Scope::Full, 2);
+            let verdicts = check_all(&implementation, &corpus.cases, Scope::FULL, 2);
             drop(implementation);
             assert!(
                 verdicts.iter().all(|v| v.is_success()),

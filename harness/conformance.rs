@@ -11,9 +11,10 @@
 
 use hookcheck::case::{self, Case, LoadError, Source};
 use hookcheck::compare::Scope;
+use hookcheck::conformance::outcome;
 use hookcheck::corpus::{Corpus, coverage, problems, situation_gaps};
 use hookcheck::implementation::{Implementation, Options, Reference, Subprocess};
-use hookcheck::runner::{Verdict, check};
+use hookcheck::runner::check;
 use hookcheck::spec;
 use libtest_mimic::{Arguments, Failed, Trial};
 use std::path::Path;
@@ -64,7 +65,7 @@ fn main() -> ExitCode {
         }
         _ => Arc::new(Reference),
     };
-    let scope = Scope::Full;
+    let scope = Scope::FULL;
     let mut trials = Vec::new();
     match case::discover(Path::new("cases")) {
         Ok(sources) => {
@@ -144,11 +145,7 @@ fn run_case(
             file.source.path.display()
         )
     })?;
-    match check(implementation, case, scope) {
-        Verdict::Passed | Verdict::NotApplicable | Verdict::Skipped(_) => Ok(()),
-        Verdict::Failed(report) => Err(report.into()),
-        Verdict::Errored(message) | Verdict::NotRun(message) => Err(message.into()),
-    }
+    outcome(check(implementation, case, scope))
 }
 
 /// Checks of the corpus as a whole; each loads every case file.

@@ -19,6 +19,7 @@ pub mod builtin;
 pub mod case;
 pub mod check;
 pub mod compare;
+pub mod conformance;
 pub mod corpus;
 pub mod dispatcher;
 pub mod fuzz;

@@ -3,10 +3,10 @@
 
 use crate::case::{Case, Origin, Part};
 use crate::compare::{Numbers, Scope, compare, render};
-use serde_json::Value;
-use std::borrow::Cow;
 use crate::implementation::{Failure, Implementation};
 use rayon::prelude::*;
+use serde_json::Value;
+use std::borrow::Cow;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {

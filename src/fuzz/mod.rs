@@ -12,8 +12,8 @@ use crate::case::{Case, Origin, Step};
 use crate::compare::Scope;
 use crate::corpus::clarification_behind;
 use crate::implementation::Implementation;
-use crate::runner::{Verdict, check};
 use crate::record::{Draft, case_file, infer_part};
+use crate::runner::{Verdict, check};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -367,7 +367,10 @@ mod tests {
                 verdict: Verdict::Failed(crate::compare::render(
                     &case,
                     &[json!(true), json!(["x #1 200 delivered"])],
-                    &crate::compare::Mismatch { step: 1, count: None },
+                    &crate::compare::Mismatch {
+                        step: 1,
+                        count: None,
+                    },
                     Scope::FULL,
                 )),
                 case,

@@ -1,0 +1,293 @@
+//! The corpus as a Rust implementation's own tests: hand hookcheck your `run` (the brief's JSON
+//! contract) and every case becomes a libtest-mimic trial of your `cargo test`, run in process,
+//! failing with the same file:line diff as `hookcheck check`.
+//!
+//! In the implementation's `Cargo.toml`:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! hookcheck = { path = "../hookcheck" }   # or a git or registry source
+//!
+//! [[test]]
+//! name = "conformance"
+//! harness = false
+//! ```
+//!
+//! and `tests/conformance.rs`:
+//!
+//! ```no_run
+//! # mod my_dispatcher { pub fn run(_: &[serde_json::Value]) -> Vec<serde_json::Value> { vec![] } }
+//! fn main() -> std::process::ExitCode {
+//!     hookcheck::conformance::Suite::new(my_dispatcher::run).run()
+//! }
+//! ```
+//!
+//! `cargo test --test conformance -- ordering::` runs the ordering cases; `--list` lists them.
+//! Cases of parts not declared ([`Suite::parts`]) are listed as ignored.
+
+use crate::case::{Case, Part};
+use crate::compare::{Numbers, Scope};
+use crate::corpus::{Corpus, Sources, problems};
+use crate::implementation::{Failure, Implementation};
+use crate::runner::{Verdict, check};
+use libtest_mimic::{Arguments, Failed, Trial};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+type RunFn = dyn Fn(&[Value]) -> Vec<Value> + Send + Sync;
+
+/// An implementation of the brief's `run(operations)` in this process.
+pub struct InProcess {
+    run: Arc<RunFn>,
+    name: String,
+    parts: Vec<Part>,
+    numbers: Numbers,
+}
+
+impl InProcess {
+    pub fn new(name: &str, run: impl Fn(&[Value]) -> Vec<Value> + Send + Sync + 'static) -> Self {
+        InProcess {
+            run: Arc::new(run),
+            name: name.to_string(),
+            parts: Part::ALL.to_vec(),
+            numbers: Numbers::Spelling,
+        }
+    }
+}
+
+impl Implementation for InProcess {
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+
+    fn parts(&self) -> Vec<Part> {
+        self.parts.clone()
+    }
+
+    fn numbers(&self) -> Numbers {
+        self.numbers
+    }
+
+    /// A panic in `run` errors the case (with the panic's message), as an exception does for an
+    /// implementation in another language; the other cases go on.
+    fn run(&self, case: &Case) -> Result<Vec<Value>, Failure> {
+        let operations = case.operations();
+        let run = Arc::clone(&self.run);
+        let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(&operations)))
+            .map_err(|payload| Failure::Errored {
+            message: format!("run panicked: {}", panic_message(payload.as_ref())),
+            detail: String::new(),
+        })?;
+        if results.len() != operations.len() {
+            return Err(Failure::Errored {
+                message: format!(
+                    "{} results for {} operations",
+                    results.len(),
+                    operations.len()
+                ),
+                detail: String::new(),
+            });
+        }
+        Ok(results)
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "(a panic without a message)".to_string())
+}
+
+/// The cases to run on one implementation, as libtest-mimic trials.
+pub struct Suite {
+    implementation: InProcess,
+    sources: Sources,
+    scope: Scope,
+}
+
+impl Suite {
+    /// Every built-in case, all three parts, against `run`.
+    pub fn new(run: impl Fn(&[Value]) -> Vec<Value> + Send + Sync + 'static) -> Suite {
+        Suite {
+            implementation: InProcess::new("the implementation under test", run),
+            sources: Sources::default(),
+            scope: Scope::FULL,
+        }
+    }
+
+    /// The parts of the brief implemented; cases of the others are ignored.
+    pub fn parts(mut self, parts: &[Part]) -> Suite {
+        self.implementation.parts = parts.to_vec();
+        self
+    }
+
+    /// How `run`'s caller reads numbers: [`Numbers::Values`] leaves out the steps whose
+    /// expectations depend on number spelling (serde_json keeps spelling with the
+    /// `arbitrary_precision` feature).
+    pub fn numbers(mut self, numbers: Numbers) -> Suite {
+        self.implementation.numbers = numbers;
+        self
+    }
+
+    /// Adds a folder of one's own case files (`spec/case-format.md`), checked like the corpus.
+    pub fn cases(mut self, folder: impl Into<PathBuf>) -> Suite {
+        self.sources.folders.push(folder.into());
+        self
+    }
+
+    /// Runs only the `cases` folders, not the built-in corpus.
+    pub fn without_builtin(mut self) -> Suite {
+        self.sources.builtin = false;
+        self
+    }
+
+    /// Compares only what the brief states: steps whose results a clarification fixes are not
+    /// compared (as `hookcheck check --origin brief`, but every case runs).
+    pub fn brief_only(mut self) -> Suite {
+        self.scope = Scope::BRIEF;
+        self
+    }
+
+    /// One trial per case, `<suite>::<id>`, and one (`corpus::load`) that fails if a case file
+    /// does not load or breaks the corpus's rules.
+    pub fn trials(self) -> Vec<Trial> {
+        let corpus = Corpus::gather(&self.sources);
+        let implementation = Arc::new(self.implementation);
+        let scope = self.scope;
+        let mut found: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
+        found.extend(problems(&corpus.cases, &crate::spec::rules()));
+        let mut trials = vec![Trial::test("corpus::load", move || {
+            if found.is_empty() {
+                Ok(())
+            } else {
+                Err(found.join("\n").into())
+            }
+        })];
+        let parts = implementation.parts();
+        trials.extend(corpus.cases.into_iter().map(|case| {
+            let applicable = parts.contains(&case.part);
+            let implementation = Arc::clone(&implementation);
+            Trial::test(case.name(), move || {
+                outcome(check(implementation.as_ref(), &case, scope))
+            })
+            .with_ignored_flag(!applicable)
+        }));
+        trials
+    }
+
+    /// Runs the trials with the test binary's arguments (`--list`, filters, `--exact`...).
+    pub fn run(self) -> ExitCode {
+        libtest_mimic::run(&Arguments::from_args(), self.trials()).exit_code()
+    }
+}
+
+/// A verdict as a trial's result: the failure report, or why the case errored.
+pub fn outcome(verdict: Verdict) -> Result<(), Failed> {
+    match verdict {
+        Verdict::Passed | Verdict::NotApplicable | Verdict::Skipped(_) => Ok(()),
+        Verdict::Failed(report) => Err(report.into()),
+        Verdict::Errored(message) | Verdict::NotRun(message) => Err(message.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(id: &str) -> Case {
+        Corpus::builtin()
+            .cases
+            .into_iter()
+            .find(|c| c.id == id)
+            .expect("a built-in case")
+    }
+
+    #[test]
+    fn one_trial_per_case_and_the_reference_passes_them() {
+        let corpus = Corpus::builtin();
+        let trials = Suite::new(crate::ops::run).trials();
+        assert_eq!(trials.len(), corpus.cases.len() + 1);
+        assert_eq!(trials[1].name(), corpus.cases[0].name());
+        let reference = InProcess::new("reference", crate::ops::run);
+        for c in &corpus.cases {
+            assert!(
+                outcome(check(&reference, c, Scope::FULL)).is_ok(),
+                "{}",
+                c.name()
+            );
+        }
+    }
+
+    #[test]
+    fn a_wrong_run_fails_with_the_diff_and_a_panic_errors_its_case() {
+        // A 60-second first wait instead of 30.
+        let late = InProcess::new("late", |ops: &[Value]| {
+            let text = Value::Array(crate::ops::run(ops)).to_string();
+            match serde_json::from_str::<Value>(&text.replace("retry at 30\"", "retry at 60\"")) {
+                Ok(Value::Array(results)) => results,
+                _ => Vec::new(),
+            }
+        });
+        let failed = outcome(check(
+            &late,
+            &case("ticket-first-retry-a-minute-late"),
+            Scope::FULL,
+        ));
+        let report = failed
+            .err()
+            .and_then(|f| f.message().map(str::to_string))
+            .unwrap_or_default();
+        assert!(
+            report.starts_with("cases/regressions/brief-part1-complaints.yaml:")
+                && report.contains("+#3 "),
+            "{report}"
+        );
+        let panicking = InProcess::new("panicking", |ops: &[Value]| {
+            assert!(!ops.iter().any(|o| o[0] == "frobnicate"), "frobnicate!");
+            crate::ops::run(ops)
+        });
+        match check(
+            &panicking,
+            &case("errors-unknown-name-wins-over-arguments"),
+            Scope::FULL,
+        ) {
+            Verdict::Errored(m) => assert!(m.contains("run panicked: frobnicate!"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            check(
+                &panicking,
+                &case("ticket-first-retry-a-minute-late"),
+                Scope::FULL
+            ),
+            Verdict::Passed
+        );
+        let short = InProcess::new("short", |ops: &[Value]| crate::ops::run(&ops[1..]));
+        assert!(matches!(
+            check(&short, &case("ticket-first-retry-a-minute-late"), Scope::FULL),
+            Verdict::Errored(m) if m.contains("results for")
+        ));
+    }
+
+    #[test]
+    fn undeclared_parts_are_ignored_and_values_skip_spelling_steps() {
+        let trials = Suite::new(crate::ops::run).parts(&[Part::Retries]).trials();
+        let ignored = trials.iter().filter(|t| t.has_ignored_flag()).count();
+        let not_retries = Corpus::builtin()
+            .cases
+            .iter()
+            .filter(|c| c.part != Part::Retries)
+            .count();
+        assert_eq!(ignored, not_retries);
+        // The reference sees spelling; told it reads values, it is still right on the rest.
+        let mut values = InProcess::new("values", crate::ops::run);
+        values.numbers = Numbers::Values;
+        let c = case("errors-ts-bool-and-whole-floats");
+        assert!(c.steps.iter().any(|s| s.spelling));
+        assert_eq!(check(&values, &c, Scope::FULL), Verdict::Passed);
+    }
+}

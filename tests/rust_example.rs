@@ -1,0 +1,85 @@
+//! examples/rust through hookcheck's library harness (`hookcheck::conformance`): a planted bug
+//! fails the example's own `cargo test` with the file:line diff of `hookcheck check`. (CI runs
+//! the example as it is, which passes.) This runs cargo, offline, on a copy of the crate.
+
+mod common;
+
+use common::root;
+use std::path::Path;
+use std::process::Command;
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder");
+    for entry in std::fs::read_dir(from).expect("readable").flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name == "target" {
+            continue;
+        }
+        if path.is_dir() {
+            copy(&path, &to.join(&name));
+        } else {
+            std::fs::copy(&path, to.join(&name)).expect("copies");
+        }
+    }
+}
+
+#[test]
+fn a_planted_bug_fails_the_examples_own_tests_with_a_file_and_line() {
+    let dir = std::env::temp_dir().join(format!("hookcheck-rust-example-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy(&root().join("examples/rust"), &dir);
+    let manifest = dir.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).expect("manifest");
+    let path_dependency = format!(
+        "hookcheck = {{ path = {:?} }}",
+        root().display().to_string()
+    );
+    std::fs::write(
+        &manifest,
+        text.replace("hookcheck = { path = \"../..\" }", &path_dependency),
+    )
+    .expect("writes");
+    let source = dir.join("src/dispatcher.rs");
+    let code = std::fs::read_to_string(&source).expect("source");
+    assert!(
+        code.contains("const FIRST_WAIT: i64 = 30;"),
+        "the example changed"
+    );
+    std::fs::write(
+        &source,
+        code.replace("const FIRST_WAIT: i64 = 30;", "const FIRST_WAIT: i64 = 60;"),
+    )
+    .expect("plants the bug");
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "test",
+            "--offline",
+            "--quiet",
+            "--test",
+            "conformance",
+            "--manifest-path",
+        ])
+        .arg(&manifest)
+        .env("CARGO_TARGET_DIR", root().join("target/rust-example"))
+        .output()
+        .expect("cargo runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    let report =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{report}");
+    assert!(
+        report.contains("---- regressions::ticket-first-retry-a-minute-late ----"),
+        "{report}"
+    );
+    assert!(
+        report.contains("cases/regressions/brief-part1-complaints.yaml:")
+            && report.contains("+#3 [\"process\",0] => [\"evt-1 #1 500 retry at 60\"]"),
+        "{report}"
+    );
+    // Cases that never retry still pass.
+    assert!(
+        !report.contains("---- ordering::ordering-ties-across-endpoints ----"),
+        "{report}"
+    );
+}
