@@ -5,11 +5,12 @@
 //!   `hookcheck serve` (the reference behind the protocol, so the implementation's own work is
 //!   the in-process figure) minus the in-process reference's time for it;
 //! - the same through the Python adapter with a `run` that does nothing, the floor for Python;
-//! - the wall time of a full check of `examples/python/dispatcher.py` through the adapter,
-//!   processes started and stopped included, median of 5.
+//! - the wall time of a full check of `examples/python/dispatcher.py` through the Python
+//!   adapter, and of `examples/node/dispatcher.js` through the Node adapter and in per-case mode
+//!   (when `node` is installed), processes started and stopped included, median of 5.
 
 use hookcheck::case::Case;
-use hookcheck::compare::Scope;
+use hookcheck::compare::{Numbers, Scope};
 use hookcheck::corpus::Corpus;
 use hookcheck::implementation::{Implementation, Options, Reference, Subprocess};
 use hookcheck::runner::check_all;
@@ -70,27 +71,66 @@ fn main() {
     );
     println!("  Python adapter, empty run()   {python_trivial:8.1} us");
 
-    let example = root.join("examples/python/dispatcher.py");
-    let command = format!("python3 {} {}", adapter.display(), example.display());
-    let mut walls: Vec<f64> = (0..5)
-        .map(|_| {
-            let start = Instant::now();
-            let implementation = Subprocess::start(&command, Options::default());
-            let verdicts = check_all(&implementation, &corpus.cases, Scope::FULL, 2);
-            drop(implementation);
-            assert!(
-                verdicts.iter().all(|v| v.is_success()),
-                "the Python example fails"
-            );
-            start.elapsed().as_secs_f64()
-        })
-        .collect();
-    walls.sort_by(f64::total_cmp);
-    println!(
-        "full check of examples/python/dispatcher.py ({} cases, 2 jobs): median {:.3} s (min {:.3}, max {:.3})",
-        corpus.cases.len(),
-        walls[2],
-        walls[0],
-        walls[4]
+    // Full checks, processes started and stopped included: the Python example through its
+    // adapter, the JavaScript example through its adapter and one process per case.
+    let python_example = format!(
+        "python3 {} {}",
+        adapter.display(),
+        root.join("examples/python/dispatcher.py").display()
     );
+    let node_adapter = root.join("harness/adapters/node/hookcheck_adapter.mjs");
+    let node_example = root.join("examples/node/dispatcher.js");
+    let node = format!("node {} {}", node_adapter.display(), node_example.display());
+    let values = Options {
+        numbers: Numbers::Values,
+        ..Options::default()
+    };
+    let per_case = Options {
+        per_case: true,
+        ..values.clone()
+    };
+    let mut runs = vec![(
+        "examples/python/dispatcher.py, Python adapter",
+        python_example,
+        Options::default(),
+    )];
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
+        runs.push((
+            "examples/node/dispatcher.js, Node adapter",
+            node.clone(),
+            values,
+        ));
+        runs.push((
+            "examples/node/dispatcher.js, --per-case",
+            format!("{node} --per-case"),
+            per_case,
+        ));
+    } else {
+        println!("(node not found: the JavaScript figures are left out)");
+    }
+    println!(
+        "full check, {} cases, 2 jobs (median of 5, min, max):",
+        corpus.cases.len()
+    );
+    for (what, command, options) in runs {
+        let mut walls: Vec<f64> = (0..5)
+            .map(|_| {
+                let start = Instant::now();
+                let implementation = Subprocess::start(&command, options.clone());
+                let verdicts = check_all(&implementation, &corpus.cases, Scope::FULL, 2);
+                drop(implementation);
+                assert!(verdicts.iter().all(|v| v.is_success()), "{what} fails");
+                start.elapsed().as_secs_f64()
+            })
+            .collect();
+        walls.sort_by(f64::total_cmp);
+        println!(
+            "  {what:<48} {:.3} s ({:.3}, {:.3})",
+            walls[2], walls[0], walls[4]
+        );
+    }
 }

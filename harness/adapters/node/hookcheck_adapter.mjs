@@ -20,9 +20,11 @@ import { pathToFileURL } from "node:url";
 
 const PROTOCOL = 1;
 const PARTS = ["retries", "ordering", "pause"];
-const USAGE = `usage: node hookcheck_adapter.mjs SOLUTION [--parts retries,ordering] [--name NAME]
+const USAGE = `usage: node hookcheck_adapter.mjs SOLUTION [--parts retries,ordering] [--name NAME] [--per-case]
 
-Serves SOLUTION (a module exporting run(operations)) to hookcheck over spec/protocol.md.`;
+Serves SOLUTION (a module exporting run(operations)) to hookcheck over spec/protocol.md.
+--per-case answers one run instead: a JSON array of operations on stdin, the results on stdout
+(for hookcheck check --per-case --numbers values).`;
 
 function fail(message) {
   process.stderr.write(`hookcheck adapter: ${message}\n`);
@@ -30,7 +32,7 @@ function fail(message) {
 }
 
 function parseArgs(argv) {
-  const args = { solution: null, parts: null, name: null };
+  const args = { solution: null, parts: null, name: null, perCase: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => (i + 1 < argv.length ? argv[++i] : fail(`${arg} needs a value`));
@@ -41,6 +43,8 @@ function parseArgs(argv) {
       args.parts = value().split(",").filter(Boolean);
     } else if (arg.startsWith("--parts=")) {
       args.parts = arg.slice("--parts=".length).split(",").filter(Boolean);
+    } else if (arg === "--per-case") {
+      args.perCase = true;
     } else if (arg === "--name") {
       args.name = value();
     } else if (arg.startsWith("-")) {
@@ -104,6 +108,19 @@ async function answer(seq, operations) {
       traceback: String(e?.stack ?? e),
     });
   }
+}
+
+if (args.perCase) {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  let results;
+  try {
+    results = await run(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+  } catch (e) {
+    fail(`run failed: ${e?.stack ?? e}`);
+  }
+  writeOut(`${JSON.stringify(results)}\n`);
+  process.exit(0);
 }
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
