@@ -66,6 +66,7 @@ impl Implementation for Reference {
     }
 
     fn run(&self, case: &Case) -> Result<Vec<Value>, Failure> {
-        Ok(crate::ops::run(&case.operations()))
+        let mut session = crate::ops::Session::new();
+        Ok(case.steps.iter().map(|s| session.step(&s.op)).collect())
     }
 }

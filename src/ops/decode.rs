@@ -4,7 +4,8 @@
 //! `SeqAccess` visitor taking each element as `&RawValue`) for anything else; the values are
 //! then read from those texts by one judge, so the rules that depend on how a number is written
 //! (`op.ts-strict`: `10.0` and `1e3` are not integers, `-0` is 0) are decided on the spelling
-//! itself. A `Value` (case files, the fuzzer) is written out as text and read by the same code.
+//! itself. A `Value` (case files, the fuzzer) gives its elements to the same judge; serde_json
+//! keeps each number's spelling in the value.
 //!
 //! Every JSON value decodes to an operation or to the error the spec assigns it
 //! (`op.error-precedence`): decoding fails only on input that is not JSON. Arity is judged
@@ -13,6 +14,7 @@
 use super::{Command, Kind, Operation, TS_LIMIT};
 use crate::dispatcher::{Error, Outcomes, Ts};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::fmt;
@@ -117,6 +119,42 @@ impl<'a> Elem<'a> {
             _ => integer(json).map_or(Elem::Other, Elem::Int),
         }
     }
+}
+
+impl<'a> Elem<'a> {
+    /// Reads an element from a JSON value (case files, generated sequences). serde_json keeps a
+    /// number's spelling (`arbitrary_precision`), so `as_i64` is `None` for `10.0` and `1e3`
+    /// and `Some(0)` for `-0`, as [`Elem::of`] reads them from text.
+    fn of_value(value: &'a Value) -> Elem<'a> {
+        match value {
+            Value::String(s) => Elem::Str(Cow::Borrowed(s)),
+            Value::Bool(b) => Elem::Bool(*b),
+            Value::Number(n) => n.as_i64().map_or(Elem::Other, Elem::Int),
+            Value::Array(items) => Elem::List(
+                items
+                    .iter()
+                    .map(|s| match s {
+                        Value::Number(n) => n.as_i64().ok_or(Error::InvalidOutcomes),
+                        _ => Err(Error::InvalidOutcomes),
+                    })
+                    .collect::<Result<Vec<i64>, Error>>()
+                    .and_then(Outcomes::new),
+            ),
+            Value::Null | Value::Object(_) => Elem::Other,
+        }
+    }
+}
+
+/// Decodes an operation held as a JSON value, by the same judge as text.
+pub fn decode_value(op: &Value) -> Result<Operation<'_>, Error> {
+    let Value::Array(elements) = op else {
+        return Err(Error::InvalidArguments);
+    };
+    let mut items: [Option<Elem<'_>>; MOST] = Default::default();
+    for (slot, element) in items.iter_mut().zip(elements) {
+        *slot = Some(Elem::of_value(element));
+    }
+    operation(items, elements.len())
 }
 
 /// Judges an operation's elements (the first `MOST` of `count`) in the order of

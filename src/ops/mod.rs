@@ -7,7 +7,7 @@ mod decode;
 mod encode;
 mod scan;
 
-pub use decode::{OperationSeed, decode_text};
+pub use decode::{OperationSeed, decode_text, decode_value};
 pub use encode::write_json_string;
 pub use scan::operation as decode_prefix;
 
@@ -205,12 +205,9 @@ impl Session {
         })
     }
 
-    /// One operation given as a JSON value, start to finish: its result as a JSON value. The
-    /// value is written out and read back, so it goes through the one decoder of JSON text.
+    /// One operation given as a JSON value, start to finish: its result as a JSON value.
     pub fn step(&mut self, op: &Value) -> Value {
-        let text = op.to_string();
-        // A value's own text is always JSON.
-        let decoded = decode_text(&text).unwrap_or(Err(Error::InvalidArguments));
+        let decoded = decode_value(op);
         self.apply(decoded).to_value()
     }
 }
