@@ -44,6 +44,20 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             errors.join("\n")
         )));
     }
+    // Reports name cases by id: a local case may not take a built-in case's id.
+    let mut seen = std::collections::BTreeMap::new();
+    for c in &corpus.cases {
+        if let Some(first) = seen.insert(c.id.as_str(), c) {
+            return Err(ConfigError(format!(
+                "{}:{}: case {}: id already used at {}:{}",
+                c.file.display(),
+                c.line,
+                c.id,
+                first.file.display(),
+                first.line
+            )));
+        }
+    }
     let cases: Vec<Case> = corpus
         .cases
         .into_iter()

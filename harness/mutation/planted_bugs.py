@@ -60,8 +60,8 @@ BUGS = {
     ],
     "unblocked event waits for the next call": [
         ("src/dispatcher/process.rs",
-         "        while let Some(&(due_at, key)) = self.ready.first() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop_first();\n            sink(self.attempt(key, ts));\n        }",
-         "        let due: Vec<_> = self.ready.iter().copied().take_while(|(d, _)| *d <= ts).collect();\n        for (due_at, key) in due {\n            if self.ready.remove(&(due_at, key)) {\n                sink(self.attempt(key, ts));\n            }\n        }"),
+         "        while let Some(&Reverse((due_at, key))) = self.ready.peek() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }",
+         "        let mut due = Vec::new();\n        while let Some(&Reverse((due_at, key))) = self.ready.peek() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            due.push((due_at, key));\n        }\n        for (due_at, key) in due {\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }"),
     ],
     # Added with the rules x situations grid (spec/situations.md): bugs that show only away
     # from an endpoint's head, at status boundaries, or on blocked events around enable/replay.

@@ -1,8 +1,8 @@
 //! The reference dispatcher of `spec/dispatcher.md`: a pure state machine, no I/O, no JSON.
 //!
-//! Sized for millions of events: `ready` holds only the head of each enabled endpoint, keyed by
-//! (due time, enqueue order), so a `process` call costs O(log n) per attempt and O(1) when nothing
-//! is due; pause and replay touch only the endpoint's own events.
+//! Sized for millions of events: `ready` holds the head of each enabled endpoint, keyed by (due
+//! time, enqueue order), so a `process` call costs O(log n) per attempt and O(1) when nothing is
+//! due; pause and replay touch only the endpoint's own dead events.
 
 mod attempt;
 mod endpoint;
@@ -27,7 +27,8 @@ use endpoint::Endpoint;
 use event::{Event, Lifecycle};
 use ids::Ids;
 use outcome::Script;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// Simulated time in seconds.
 pub type Ts = i64;
@@ -39,8 +40,11 @@ pub struct Dispatcher {
     endpoint_ids: Ids,
     events: Vec<Event>,
     event_ids: Ids,
-    /// The head of every enabled endpoint that has pending events, by (due time, enqueue order).
-    ready: BTreeSet<(Ts, EventKey)>,
+    /// The head of every enabled endpoint that has pending events, by (due time, enqueue
+    /// order), the earliest on top. An entry is not removed when it stops describing a ready
+    /// head (its endpoint disabled, say): `process` drops such entries as it meets them, so a
+    /// disable costs nothing and every other change one push.
+    ready: BinaryHeap<Reverse<(Ts, EventKey)>>,
     /// Dead-lettered events by order of death (`dead.list`).
     dead_letters: BTreeMap<u64, EventKey>,
     next_letter: u64,
@@ -94,7 +98,7 @@ impl Dispatcher {
         ep.pending.push_back(key);
         // A new event is the last in enqueue order, so it is the head only of an empty queue.
         if ep.pending.len() == 1 && !ep.disabled {
-            self.ready.insert((ts, key));
+            self.ready.push(Reverse((ts, key)));
         }
         Ok(key)
     }
@@ -165,7 +169,7 @@ impl Dispatcher {
             .ok_or(Error::UnknownEndpoint)
     }
 
-    /// Puts the endpoint's head, if any, into the ready set at its due time.
+    /// Puts the endpoint's head, if any, into the ready heap at its due time.
     fn schedule_head(&mut self, endpoint: EndpointKey) {
         let ep = &self.endpoints[endpoint.index()];
         if ep.disabled {
@@ -174,7 +178,7 @@ impl Dispatcher {
         if let Some(head) = ep.head()
             && let Some(due_at) = self.due_at(head)
         {
-            self.ready.insert((due_at, head));
+            self.ready.push(Reverse((due_at, head)));
         }
     }
 }

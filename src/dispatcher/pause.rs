@@ -6,16 +6,12 @@ use super::{Dispatcher, Error, Lifecycle, Ts};
 impl Dispatcher {
     pub fn disable(&mut self, endpoint_id: &str) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
-        let ep = &self.endpoints[endpoint.index()];
+        let ep = &mut self.endpoints[endpoint.index()];
         if ep.disabled {
             return Err(Error::AlreadyDisabled);
         }
-        if let Some(head) = ep.head()
-            && let Some(due_at) = self.due_at(head)
-        {
-            self.ready.remove(&(due_at, head));
-        }
-        self.endpoints[endpoint.index()].disabled = true;
+        // The head's `ready` entry goes stale; `process` drops it.
+        ep.disabled = true;
         Ok(())
     }
 

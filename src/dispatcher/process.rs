@@ -2,6 +2,7 @@
 //! endpoint as soon as its head is delivered or dead (`process.*`, `order.*`).
 
 use super::{Attempt, Class, Dispatcher, EventKey, Lifecycle, Outcome, Ts, classify};
+use std::cmp::Reverse;
 
 impl Dispatcher {
     /// Attempts everything due at `ts` and returns the attempts in the order they were made.
@@ -13,16 +14,26 @@ impl Dispatcher {
 
     /// Like [`Dispatcher::process`], handing each attempt to `sink` instead of collecting them.
     pub fn process_with(&mut self, ts: Ts, mut sink: impl FnMut(Attempt)) {
-        while let Some(&(due_at, key)) = self.ready.first() {
+        while let Some(&Reverse((due_at, key))) = self.ready.peek() {
             if due_at > ts {
                 break;
             }
-            self.ready.pop_first();
-            sink(self.attempt(key, ts));
+            self.ready.pop();
+            if self.is_ready(due_at, key) {
+                sink(self.attempt(key, ts));
+            }
         }
     }
 
-    /// One attempt of an endpoint's head, which the caller has taken out of `ready`.
+    /// Whether a `ready` entry still describes a ready head: the head of an enabled endpoint,
+    /// due at that time. Any other entry is stale (see `Dispatcher::ready`). Two entries for one
+    /// head at one time are harmless: the attempt changes the head's due time or its place.
+    fn is_ready(&self, due_at: Ts, key: EventKey) -> bool {
+        let ep = &self.endpoints[self.events[key.index()].endpoint.index()];
+        !ep.disabled && ep.head() == Some(key) && self.due_at(key) == Some(due_at)
+    }
+
+    /// One attempt of an endpoint's ready head, which the caller has taken out of `ready`.
     fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {
         let max_attempts = self.policy.max_attempts();
         let epoch = self.endpoints[self.events[key.index()].endpoint.index()].epoch;
@@ -40,10 +51,10 @@ impl Dispatcher {
         let endpoint = event.endpoint;
         match outcome {
             Outcome::RetryAt(due_at) => {
-                // Still the head: it goes back into the ready set at its new due time.
+                // Still the head: it goes back into the ready heap at its new due time.
                 event.lifecycle = Lifecycle::Pending { due_at };
                 event.epoch = epoch;
-                self.ready.insert((due_at, key));
+                self.ready.push(Reverse((due_at, key)));
             }
             Outcome::Delivered => {
                 event.lifecycle = Lifecycle::Delivered;

@@ -214,7 +214,7 @@ pub(crate) fn operation<'a>(
     Ok(Operation { ts, command })
 }
 
-fn in_range(ts: i64) -> Option<Ts> {
+pub(crate) fn in_range(ts: i64) -> Option<Ts> {
     (ts.unsigned_abs() <= TS_LIMIT.unsigned_abs()).then_some(ts)
 }
 

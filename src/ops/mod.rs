@@ -5,6 +5,7 @@
 
 mod decode;
 mod encode;
+mod fast;
 mod scan;
 
 pub use decode::{OperationSeed, decode_text, decode_value};

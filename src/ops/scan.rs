@@ -3,7 +3,8 @@
 //! 200]]`. It only cuts the operation into its elements' JSON texts (the judge in `decode` reads
 //! them), and it accepts only text that is valid JSON: anything else (an escape, an object, a
 //! nested list of strings, a malformed number) makes it give up, and serde_json decodes the
-//! operation instead, reporting any syntax error. Nine operations in ten never reach serde.
+//! operation instead, reporting any syntax error. Well-formed operations take a faster path
+//! still (`fast`), which this falls back from.
 
 use super::Operation;
 use super::decode::{Elem, MOST, operation as judge};
@@ -13,6 +14,11 @@ use std::borrow::Cow;
 /// The operation at the start of `text` and the offset just after its closing `]`, or `None`
 /// when it is not of the usual shape (decode it with [`super::OperationSeed`] then).
 pub fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usize)> {
+    super::fast::operation(text).or_else(|| general(text))
+}
+
+/// The scanner proper, for anything of the usual shape the fast path left.
+pub(crate) fn general(text: &str) -> Option<(Result<Operation<'_>, Error>, usize)> {
     let b = text.as_bytes();
     let mut i = blank(b, 0);
     if b.get(i) != Some(&b'[') {

@@ -1,0 +1,242 @@
+//! The fastest path, for operations that are well formed as well as of the usual shape: a known
+//! name, an integer `ts`, and exactly the arguments the operation takes, each of its type
+//! (strings without escapes, `true` or `false`, a list of integers), such as `["enqueue", 5,
+//! "shop", "e1", [503, 200]]`. Those are decoded in one pass straight into the typed operation.
+//! Anything else (a malformed number, a wrong type, a missing argument) makes it give up, and
+//! the general scanner of `scan` (and after it serde_json) decides: every error of
+//! `op.error-precedence` but the range of `ts` and the statuses' values is left to them.
+
+use super::decode::in_range;
+use super::{Command, Kind, Operation};
+use crate::dispatcher::{Error, Outcomes};
+use std::borrow::Cow;
+
+/// The well-formed operation at the start of `text` and the offset after its closing `]`.
+pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usize)> {
+    let mut c = Cursor { text, i: 0 };
+    c.byte(b'[')?;
+    let kind = Kind::from_name(c.string()?)?;
+    c.byte(b',')?;
+    let ts = c.integer()?;
+    // Well formed so far; the statuses' values are judged below, after the range of `ts`.
+    let command: Result<Command, Error> = match kind {
+        Kind::Process => Ok(Command::Process),
+        Kind::Register => Ok(Command::Register {
+            endpoint: c.argument()?,
+            url: c.argument()?,
+        }),
+        Kind::Enqueue => {
+            let (endpoint, event) = (c.argument()?, c.argument()?);
+            c.byte(b',')?;
+            c.statuses()?.map(|outcomes| Command::Enqueue {
+                endpoint,
+                event,
+                outcomes,
+            })
+        }
+        Kind::Status => Ok(Command::Status {
+            event: c.argument()?,
+        }),
+        Kind::Disable => Ok(Command::Disable {
+            endpoint: c.argument()?,
+        }),
+        Kind::Enable => {
+            let endpoint = c.argument()?;
+            c.byte(b',')?;
+            Ok(Command::Enable {
+                endpoint,
+                replay_dead: c.flag()?,
+            })
+        }
+        Kind::DeadLetters => Ok(Command::DeadLetters {
+            endpoint: if c.peek() == Some(b',') {
+                Some(c.argument()?)
+            } else {
+                None
+            },
+        }),
+    };
+    c.byte(b']')?;
+    let judged = in_range(ts)
+        .ok_or(Error::InvalidArguments)
+        .and_then(|ts| command.map(|command| Operation { ts, command }));
+    Some((judged, c.i))
+}
+
+struct Cursor<'a> {
+    text: &'a str,
+    i: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn bytes(&self) -> &'a [u8] {
+        self.text.as_bytes()
+    }
+
+    /// The next byte after blanks, not consumed.
+    #[inline]
+    fn peek(&mut self) -> Option<u8> {
+        let b = self.bytes();
+        loop {
+            match b.get(self.i) {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => self.i += 1,
+                other => return other.copied(),
+            }
+        }
+    }
+
+    fn byte(&mut self, want: u8) -> Option<()> {
+        (self.peek()? == want).then(|| self.i += 1)
+    }
+
+    /// `,` then a string argument.
+    fn argument(&mut self) -> Option<Cow<'a, str>> {
+        self.byte(b',')?;
+        self.string().map(Cow::Borrowed)
+    }
+
+    /// A string without escapes or control characters.
+    fn string(&mut self) -> Option<&'a str> {
+        self.byte(b'"')?;
+        let start = self.i;
+        let rest = self.bytes().get(start..)?;
+        let len = rest
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if rest[len] != b'"' {
+            return None;
+        }
+        self.i = start + len + 1;
+        self.text.get(start..start + len)
+    }
+
+    /// An integer as JSON writes one (no leading zeros, no fraction, no exponent) that fits
+    /// an `i64`; `-0` is 0.
+    fn integer(&mut self) -> Option<i64> {
+        let b = self.bytes();
+        let negative = self.peek()? == b'-';
+        if negative {
+            self.i += 1;
+        }
+        let start = self.i;
+        while b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            self.i += 1;
+        }
+        let digits = &b[start..self.i];
+        let whole = match (digits.first(), b.get(self.i)) {
+            (None, _) | (_, Some(b'.' | b'e' | b'E')) => false,
+            (Some(b'0'), _) => digits.len() == 1,
+            _ => true,
+        };
+        if !whole {
+            return None;
+        }
+        if digits.len() <= 18 {
+            // Eighteen digits cannot overflow: no checks needed.
+            let n = digits
+                .iter()
+                .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+            return Some(if negative { -n } else { n });
+        }
+        // Accumulated as a negative number, whose range is the larger one.
+        let mut n: i64 = 0;
+        for &d in digits {
+            n = n.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+        }
+        if negative { Some(n) } else { n.checked_neg() }
+    }
+
+    fn flag(&mut self) -> Option<bool> {
+        let b = self.bytes();
+        let at = self.peek()?;
+        let (word, value): (&[u8], bool) = match at {
+            b't' => (b"true", true),
+            b'f' => (b"false", false),
+            _ => return None,
+        };
+        (b.get(self.i..self.i + word.len())? == word).then(|| {
+            self.i += word.len();
+            value
+        })
+    }
+
+    /// A list of integers, judged as `outcomes` (`outcomes.valid`).
+    fn statuses(&mut self) -> Option<Result<Outcomes, Error>> {
+        self.byte(b'[')?;
+        if self.peek()? == b']' {
+            self.i += 1;
+            return Some(Err(Error::InvalidOutcomes));
+        }
+        // Statuses stay on the stack; only a script longer than any usual one spills.
+        let (mut short, mut n, mut long) = ([0i64; 8], 0, Vec::new());
+        loop {
+            let status = self.integer()?;
+            match short.get_mut(n) {
+                Some(slot) => *slot = status,
+                None => long.push(status),
+            }
+            n += 1;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b']' => {
+                    self.i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        let kept = n.min(short.len());
+        Some(Outcomes::new(short[..kept].iter().copied().chain(long)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::scan::general;
+
+    #[test]
+    fn well_formed_operations_take_the_fast_path_and_agree_with_the_scanner() {
+        for text in [
+            r#"["register",0,"shop","https://shop.example/hooks"]"#,
+            r#"[ "enqueue" , -0 , "s" , "e" , [ 503 , 200 ] ] tail"#,
+            r#"["enqueue",5,"s","e",[]]"#,
+            r#"["enqueue",5,"s","e",[600]]"#,
+            r#"["enqueue",9007199254740992,"s","e",[600]]"#,
+            r#"["enqueue",1,"s","e",[503,503,503,503,503,503,503,503,503,200]]"#,
+            r#"["process",9223372036854775807]"#,
+            r#"["status",3,"é漢🙂"]"#,
+            r#"["disable",3,"s"]"#,
+            r#"["enable",3,"s",false]"#,
+            r#"["dead_letters",3]"#,
+            r#"["dead_letters",3,"s"]"#,
+        ] {
+            let fast = operation(text);
+            assert!(fast.is_some(), "{text}");
+            assert_eq!(fast, general(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn anything_unusual_is_left_to_the_scanner() {
+        for text in [
+            r#"["process",1.0]"#,
+            r#"["process",1e3]"#,
+            r#"["process",01]"#,
+            r#"["process",true]"#,
+            r#"["process",9223372036854775808]"#,
+            r#"["process",0,1]"#,
+            r#"["frobnicate",0]"#,
+            r#"["status",0,5]"#,
+            r#"["status",0,"a\"b"]"#,
+            r#"["enqueue",0,"s","e",[200.0]]"#,
+            r#"["enqueue",0,"s","e",200]"#,
+            r#"["enable",0,"s",1]"#,
+            r#"["enable",0,"s",tru]"#,
+            r#"["dead_letters",0,"s","t"]"#,
+            r#"[5,0]"#,
+        ] {
+            assert_eq!(operation(text), None, "{text}");
+        }
+    }
+}
