@@ -188,7 +188,11 @@ impl Suite {
 /// A verdict as a trial's result: the failure report, or why the case errored.
 pub fn outcome(verdict: Verdict) -> Result<(), Failed> {
     match verdict {
-        Verdict::Passed | Verdict::NotApplicable | Verdict::Skipped(_) => Ok(()),
+        Verdict::Passed
+        | Verdict::NotApplicable
+        | Verdict::Skipped(_)
+        | Verdict::ExpectedFailure { .. }
+        | Verdict::UnexpectedPass { .. } => Ok(()),
         Verdict::Failed(report) => Err(report.into()),
         Verdict::Errored(message) | Verdict::NotRun(message) => Err(message.into()),
     }

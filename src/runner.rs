@@ -18,52 +18,90 @@ pub enum Verdict {
     /// The case needs a part of the brief the implementation does not declare.
     NotApplicable,
     NotRun(String),
+    /// Failed or errored as an expectations file says it would (`hookcheck check --expect`):
+    /// the reason given there, and the report.
+    ExpectedFailure {
+        reason: String,
+        report: String,
+    },
+    /// Passed although an expectations file says it fails: the list can shrink.
+    UnexpectedPass {
+        reason: String,
+    },
 }
 
 impl Verdict {
     pub fn is_success(&self) -> bool {
         matches!(
             self,
-            Verdict::Passed | Verdict::Skipped(_) | Verdict::NotApplicable
+            Verdict::Passed
+                | Verdict::Skipped(_)
+                | Verdict::NotApplicable
+                | Verdict::ExpectedFailure { .. }
+                | Verdict::UnexpectedPass { .. }
         )
     }
 }
 
-/// Runs one case on `implementation` and compares what it returns with the case's expectations.
-/// An implementation that sees only number values gets the case without its `spelling` steps,
-/// whose expectations depend on how a number is written: they are not applicable to it.
-pub fn check(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Verdict {
+/// What running a case on an implementation gave, before it is judged: the same results can
+/// be judged in full and against the brief alone without running the case twice.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ran {
+    /// The case needs a part the implementation does not declare, or every step of it depends
+    /// on number spelling, which the implementation does not see.
+    NotApplicable,
+    /// One result per step, in step order (a placeholder for a step not sent).
+    Results(Vec<Value>),
+    Failed(Failure),
+}
+
+/// Runs one case on `implementation`. An implementation that sees only number values gets the
+/// case without its `spelling` steps, whose expectations depend on how a number is written.
+pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
     if !implementation.parts().contains(&case.part) {
-        return Verdict::NotApplicable;
+        return Ran::NotApplicable;
     }
-    let scope = scope.with_numbers(implementation.numbers());
+    let scope = Scope::FULL.with_numbers(implementation.numbers());
     let sent: Cow<Case> = if case.steps.iter().all(|s| scope.applies(s)) {
         Cow::Borrowed(case)
     } else {
         let mut kept = case.clone();
         kept.steps.retain(|s| scope.applies(s));
         if kept.steps.is_empty() {
-            return Verdict::NotApplicable;
+            return Ran::NotApplicable;
         }
         Cow::Owned(kept)
     };
     match implementation.run(&sent) {
-        Ok(actual) => {
-            let actual = realign(case, actual, scope);
-            match compare(case, &actual, scope) {
-                Ok(()) => Verdict::Passed,
-                Err(m) => Verdict::Failed(render(case, &actual, &m, scope)),
-            }
-        }
-        Err(Failure::Skipped(reason)) => Verdict::Skipped(reason),
-        Err(Failure::NotRun(reason)) => Verdict::NotRun(reason),
-        Err(e) => Verdict::Errored(format!(
+        Ok(actual) => Ran::Results(realign(case, actual, scope)),
+        Err(failure) => Ran::Failed(failure),
+    }
+}
+
+/// Compares what a run gave with the case's expectations, within `scope` (whose `numbers` must
+/// be the implementation's).
+pub fn judge(case: &Case, ran: &Ran, scope: Scope) -> Verdict {
+    match ran {
+        Ran::NotApplicable => Verdict::NotApplicable,
+        Ran::Results(actual) => match compare(case, actual, scope) {
+            Ok(()) => Verdict::Passed,
+            Err(m) => Verdict::Failed(render(case, actual, &m, scope)),
+        },
+        Ran::Failed(Failure::Skipped(reason)) => Verdict::Skipped(reason.clone()),
+        Ran::Failed(Failure::NotRun(reason)) => Verdict::NotRun(reason.clone()),
+        Ran::Failed(e) => Verdict::Errored(format!(
             "{}:{}: {}: {e}",
             case.file.display(),
             case.line,
             case.name()
         )),
     }
+}
+
+/// Runs one case on `implementation` and compares what it returns with the case's expectations.
+pub fn check(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Verdict {
+    let ran = run(implementation, case);
+    judge(case, &ran, scope.with_numbers(implementation.numbers()))
 }
 
 /// The results of the steps sent, put back in step order: a step that was not sent gets a

@@ -119,8 +119,11 @@ enum Run {
 
 fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run {
     match check(implementation, case, scope) {
-        Verdict::Passed | Verdict::Skipped(_) | Verdict::NotApplicable => Run::Fine,
-        Verdict::Failed(_) => Run::Found(Kind::Mismatch),
+        Verdict::Passed
+        | Verdict::Skipped(_)
+        | Verdict::NotApplicable
+        | Verdict::UnexpectedPass { .. } => Run::Fine,
+        Verdict::Failed(_) | Verdict::ExpectedFailure { .. } => Run::Found(Kind::Mismatch),
         Verdict::Errored(_) => Run::Found(Kind::Errored),
         Verdict::NotRun(why) => Run::Stop(why),
     }
@@ -336,9 +339,14 @@ impl Finding {
     /// What the implementation did with the shrunk case, in the harness's format.
     pub fn explain(&self) -> String {
         match &self.verdict {
-            Verdict::Failed(report) | Verdict::Errored(report) => report.clone(),
+            Verdict::Failed(report)
+            | Verdict::Errored(report)
+            | Verdict::ExpectedFailure { report, .. } => report.clone(),
             Verdict::NotRun(why) => format!("not run: {why}"),
-            Verdict::Passed | Verdict::Skipped(_) | Verdict::NotApplicable => {
+            Verdict::Passed
+            | Verdict::Skipped(_)
+            | Verdict::NotApplicable
+            | Verdict::UnexpectedPass { .. } => {
                 "the shrunk case passes on a second run: the implementation is not deterministic"
                     .to_string()
             }

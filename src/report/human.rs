@@ -1,0 +1,112 @@
+//! The human view: each failing case's report, then a table per part and one closing line.
+
+use super::{Style, Tally, tally_by_part};
+use crate::case::Case;
+use crate::runner::Verdict;
+use std::fmt::Write as _;
+
+/// One case's lines in the human view; empty for a pass unless `verbose`.
+pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> String {
+    let name = case.name();
+    match v {
+        Verdict::Passed if verbose => format!("{} {name}\n", style.green("ok   ")),
+        Verdict::Passed | Verdict::NotApplicable => String::new(),
+        Verdict::Failed(report) => {
+            format!("{} {name}\n{}\n", style.red("FAIL "), style.diff(report))
+        }
+        Verdict::Errored(m) => format!("{} {name}\n{}\n\n", style.yellow("ERROR"), indent(m)),
+        Verdict::Skipped(m) if verbose => format!("{} {name}: {m}\n", style.dim("skip ")),
+        Verdict::NotRun(m) if verbose => format!("{} {name}: {m}\n", style.dim("----- ")),
+        Verdict::ExpectedFailure { reason, .. } if verbose => {
+            format!(
+                "{} {name}: expected to fail: {reason}\n",
+                style.dim("xfail")
+            )
+        }
+        Verdict::UnexpectedPass { reason } => format!(
+            "{} {name}: passes, though expected to fail ({reason}): take it off the list\n",
+            style.yellow("XPASS")
+        ),
+        Verdict::Skipped(_) | Verdict::NotRun(_) | Verdict::ExpectedFailure { .. } => String::new(),
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The closing table: one row per part, then the total and a one-line verdict.
+/// The closing table and line; `spelling_steps` is the number of steps left out because their
+/// expectations depend on number spelling, which the implementation does not see.
+pub fn human_summary(
+    cases: &[Case],
+    verdicts: &[Verdict],
+    style: Style,
+    seconds: f64,
+    spelling_steps: usize,
+) -> String {
+    let (parts, total) = tally_by_part(cases, verdicts);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n{:<9} {:>7} {:>7} {:>8} {:>8} {:>15} {:>8}",
+        "part", "passed", "failed", "errored", "skipped", "not applicable", "not run"
+    );
+    let row = |name: &str, t: &Tally| {
+        let cell = |n: usize, width: usize, paint: &dyn Fn(&str) -> String| {
+            let text = format!("{n:>width$}");
+            if n > 0 { paint(&text) } else { text }
+        };
+        format!(
+            "{:<9} {} {} {} {:>8} {:>15} {}\n",
+            name,
+            cell(t.passed, 7, &|s| style.green(s)),
+            cell(t.failed, 7, &|s| style.red(s)),
+            cell(t.errored, 8, &|s| style.yellow(s)),
+            t.skipped,
+            t.not_applicable,
+            cell(t.not_run, 8, &|s| style.yellow(s)),
+        )
+    };
+    for (part, t) in &parts {
+        out.push_str(&row(part.as_str(), t));
+    }
+    out.push_str(&row("total", &total));
+    if let Some(reason) = verdicts.iter().find_map(|v| match v {
+        Verdict::NotRun(m) => Some(m),
+        _ => None,
+    }) {
+        let _ = writeln!(out, "\n{} cases not run: {reason}", total.not_run);
+    }
+    let verdict = if total.success() {
+        style.green("PASSED")
+    } else {
+        style.red("FAILED")
+    };
+    // One closing line that names every count of the table (a case that errored or was not run
+    // is not called failed), then the size and time of the run.
+    let plural = if cases.len() == 1 { "case" } else { "cases" };
+    let _ = writeln!(
+        out,
+        "\n{verdict}: {} passed, {} failed, {} errored, {} not run, {} skipped, {} not applicable \
+         ({} {plural} in {seconds:.2} s)",
+        total.passed,
+        total.failed,
+        total.errored,
+        total.not_run,
+        total.skipped,
+        total.not_applicable,
+        cases.len(),
+    );
+    if spelling_steps > 0 {
+        let _ = writeln!(
+            out,
+            "{spelling_steps} steps not applicable: their expectations depend on how a number is \
+             written, and this implementation reads number values (`numbers: values`)"
+        );
+    }
+    out
+}

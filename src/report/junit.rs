@@ -1,0 +1,102 @@
+//! JUnit XML, for CI systems: a test suite per case folder, a test case per case.
+
+use super::{Tally, tally_by_part, verdict_word};
+use crate::case::Case;
+use crate::runner::Verdict;
+use std::fmt::Write as _;
+
+/// JUnit XML: a test suite per case folder, a test case per case.
+pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> String {
+    let mut suites: Vec<&str> = cases.iter().map(|c| c.suite.as_str()).collect();
+    suites.sort_unstable();
+    suites.dedup();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let (_, total) = tally_by_part(cases, verdicts);
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"hookcheck\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{seconds:.3}\">",
+        cases.len(),
+        total.failed,
+        total.errored + total.not_run
+    );
+    for suite in suites {
+        let members: Vec<(&Case, &Verdict)> = cases
+            .iter()
+            .zip(verdicts)
+            .filter(|(c, _)| c.suite == suite)
+            .collect();
+        let mut t = Tally::default();
+        members.iter().for_each(|(_, v)| t.add(v));
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
+            xml(suite),
+            members.len(),
+            t.failed,
+            t.errored + t.not_run,
+            t.skipped + t.not_applicable + t.expected_failures
+        );
+        for (c, v) in members {
+            let _ = write!(
+                out,
+                "    <testcase name=\"{}\" classname=\"hookcheck.{}\" file=\"{}\" line=\"{}\"",
+                xml(&c.id),
+                xml(suite),
+                xml(&c.file.display().to_string()),
+                c.line
+            );
+            let body = match v {
+                Verdict::Passed => None,
+                Verdict::Failed(m) => Some(format!(
+                    "<failure message=\"results differ\">{}</failure>",
+                    xml(m)
+                )),
+                Verdict::Errored(m) | Verdict::NotRun(m) => Some(format!(
+                    "<error message=\"{}\">{}</error>",
+                    verdict_word(v),
+                    xml(m)
+                )),
+                Verdict::Skipped(m) => Some(format!("<skipped message=\"{}\"/>", xml(m))),
+                Verdict::NotApplicable => {
+                    Some("<skipped message=\"part not declared\"/>".to_string())
+                }
+                Verdict::ExpectedFailure { reason, report } => Some(format!(
+                    "<skipped message=\"expected failure: {}\">{}</skipped>",
+                    xml(reason),
+                    xml(report)
+                )),
+                Verdict::UnexpectedPass { reason } => Some(format!(
+                    "<system-out>passes, though expected to fail: {}</system-out>",
+                    xml(reason)
+                )),
+            };
+            match body {
+                None => out.push_str("/>\n"),
+                Some(b) => {
+                    let _ = writeln!(out, ">{b}</testcase>");
+                }
+            }
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // Control characters other than tab and newlines are not allowed in XML 1.0.
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
+            '\u{1b}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}

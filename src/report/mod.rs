@@ -1,0 +1,145 @@
+//! Reports of a check run, all from the same verdicts: the human view (failure reports, then a
+//! table per part, `human`), JSON lines (one event per case and a summary, `json`), and JUnit XML
+//! (`junit`); for many implementations, the grade (`grade`), markdown and a self-contained HTML
+//! matrix.
+
+mod human;
+mod json;
+mod junit;
+
+pub use human::{human_case, human_summary};
+pub use json::{json_case, json_summary};
+pub use junit::junit;
+
+use crate::case::{Case, Part};
+use crate::runner::Verdict;
+use serde_json::{Value, json};
+
+/// Counts of verdicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub passed: usize,
+    pub failed: usize,
+    pub errored: usize,
+    pub skipped: usize,
+    pub not_applicable: usize,
+    pub not_run: usize,
+    pub expected_failures: usize,
+    pub unexpected_passes: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, v: &Verdict) {
+        match v {
+            Verdict::Passed => self.passed += 1,
+            Verdict::Failed(_) => self.failed += 1,
+            Verdict::Errored(_) => self.errored += 1,
+            Verdict::Skipped(_) => self.skipped += 1,
+            Verdict::NotApplicable => self.not_applicable += 1,
+            Verdict::NotRun(_) => self.not_run += 1,
+            Verdict::ExpectedFailure { .. } => self.expected_failures += 1,
+            Verdict::UnexpectedPass { .. } => self.unexpected_passes += 1,
+        }
+    }
+
+    pub fn success(&self) -> bool {
+        self.failed + self.errored + self.not_run == 0
+    }
+
+    /// Cases that ran, whatever became of them (not skipped, not applicable).
+    pub fn ran(&self) -> usize {
+        self.passed
+            + self.failed
+            + self.errored
+            + self.not_run
+            + self.expected_failures
+            + self.unexpected_passes
+    }
+
+    pub fn to_json(self) -> Value {
+        json!({"passed": self.passed, "failed": self.failed, "errored": self.errored,
+               "skipped": self.skipped, "not_applicable": self.not_applicable, "not_run": self.not_run,
+               "expected_failures": self.expected_failures, "unexpected_passes": self.unexpected_passes})
+    }
+}
+
+pub fn tally_by_part(cases: &[Case], verdicts: &[Verdict]) -> (Vec<(Part, Tally)>, Tally) {
+    let mut parts: Vec<(Part, Tally)> = Part::ALL.iter().map(|p| (*p, Tally::default())).collect();
+    let mut total = Tally::default();
+    for (c, v) in cases.iter().zip(verdicts) {
+        if let Some((_, t)) = parts.iter_mut().find(|(p, _)| *p == c.part) {
+            t.add(v);
+        }
+        total.add(v);
+    }
+    (parts, total)
+}
+
+pub fn verdict_word(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Passed => "passed",
+        Verdict::Failed(_) => "failed",
+        Verdict::Errored(_) => "errored",
+        Verdict::Skipped(_) => "skipped",
+        Verdict::NotApplicable => "not_applicable",
+        Verdict::NotRun(_) => "not_run",
+        Verdict::ExpectedFailure { .. } => "expected_failure",
+        Verdict::UnexpectedPass { .. } => "unexpected_pass",
+    }
+}
+
+pub fn message(v: &Verdict) -> &str {
+    match v {
+        Verdict::Failed(m) | Verdict::Errored(m) | Verdict::Skipped(m) | Verdict::NotRun(m) => m,
+        Verdict::ExpectedFailure { report, .. } => report,
+        Verdict::UnexpectedPass { reason } => reason,
+        Verdict::Passed | Verdict::NotApplicable => "",
+    }
+}
+
+/// ANSI colours, or none.
+#[derive(Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        } else {
+            text.to_string()
+        }
+    }
+    fn red(self, t: &str) -> String {
+        self.paint("1;31", t)
+    }
+    fn yellow(self, t: &str) -> String {
+        self.paint("1;33", t)
+    }
+    fn green(self, t: &str) -> String {
+        self.paint("1;32", t)
+    }
+    pub fn warn(self, t: &str) -> String {
+        self.yellow(t)
+    }
+    fn dim(self, t: &str) -> String {
+        self.paint("2", t)
+    }
+    /// Colours the `-`/`+` lines of a diff.
+    fn diff(self, report: &str) -> String {
+        if !self.color {
+            return report.to_string();
+        }
+        report
+            .lines()
+            .map(|l| match l.as_bytes().first() {
+                Some(b'-') if !l.starts_with("---") => self.paint("31", l),
+                Some(b'+') if !l.starts_with("+++") => self.paint("32", l),
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    }
+}
