@@ -1,11 +1,15 @@
-//! `hookcheck check`: load the corpus, select cases, run them on an implementation, report. Front end for
-//! the runner; `main.rs` only parses flags into [`CheckOptions`].
+//! `hookcheck check`: load the corpus, select cases, run them on one implementation or many,
+//! apply expectations, report. Front end for the runner and the grade; `main.rs` only parses
+//! flags into [`CheckOptions`].
 
 use crate::case::Case;
+use crate::compare::Numbers;
 use crate::corpus::{Corpus, Sources};
-use crate::implementation::{Implementation, Options, Reference, Subprocess};
-use crate::report::{self, Style};
-use crate::runner::{Selection, check_all};
+use crate::expect::Expectations;
+use crate::grade::{Graded, run_all, start};
+use crate::manifest::Entry;
+use crate::report::{self, Style, Tally};
+use crate::runner::{Selection, Verdict};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -18,14 +22,20 @@ pub enum Format {
 
 pub struct CheckOptions {
     pub cases: Sources,
-    /// The implementation's command; `None` checks the built-in reference.
-    pub implementation: Option<String>,
-    /// How to run it when it is a command.
-    pub options: Options,
+    /// The implementations to check: the built-in reference when none is given.
+    pub entries: Vec<Entry>,
     pub selection: Selection,
     pub jobs: usize,
     pub format: Format,
     pub junit: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    /// Known failures of the one implementation checked (`--expect`).
+    pub expect: Option<PathBuf>,
+    /// An unexpected pass, or an expected case that is not in the run, fails the run.
+    pub strict: bool,
+    /// Writes the current failures as a starting expectations file.
+    pub write_expectations: Option<PathBuf>,
     pub color: bool,
     pub verbose: bool,
 }
@@ -34,8 +44,74 @@ pub struct CheckOptions {
 #[derive(Debug)]
 pub struct ConfigError(pub String);
 
-/// Runs the check and writes its report; `Ok(true)` when every selected case passed.
+fn io(e: std::io::Error) -> ConfigError {
+    ConfigError(format!("cannot write the report: {e}"))
+}
+
+/// Runs the check and writes its report; `Ok(true)` when every implementation passed (failures
+/// it is expected to have allowed).
 pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
+    let cases = select(opts)?;
+    let mut entries = opts.entries.clone();
+    if entries.is_empty() {
+        entries.push(Entry::reference());
+    }
+    if entries.len() > 1 && (opts.expect.is_some() || opts.write_expectations.is_some()) {
+        return Err(ConfigError(
+            "--expect and --write-expectations go with one implementation; give each \
+             implementation of a manifest its own `expect` file"
+                .to_string(),
+        ));
+    }
+    let expectations = entries
+        .iter()
+        .map(|e| {
+            e.expect
+                .as_deref()
+                .or(opts.expect.as_deref())
+                .map(Expectations::load)
+                .transpose()
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(ConfigError)?;
+    let started_at = Instant::now();
+    // A reader that stopped early (`| head`) does not change the verdict.
+    let out = &mut Lenient(out);
+    if entries.len() == 1 {
+        one(
+            opts,
+            entries.remove(0),
+            expectations.into_iter().next().flatten(),
+            &cases,
+            started_at,
+            out,
+        )
+    } else {
+        many(opts, entries, expectations, &cases, started_at, out)
+    }
+}
+
+/// Output whose reader may go away: writes after a broken pipe are dropped, not errors.
+struct Lenient<'a, W: Write>(&'a mut W);
+
+impl<W: Write> Write for Lenient<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.0.write(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(buf.len()),
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self.0.flush() {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+}
+
+/// The corpus, checked for ids used twice, then the cases the filters select.
+fn select(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
     let corpus = Corpus::gather(&opts.cases);
     if !corpus.errors.is_empty() {
         let errors: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
@@ -69,110 +145,231 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             opts.cases.describe()
         )));
     }
-    let started = Instant::now();
-    let implementation: Box<dyn Implementation> = match &opts.implementation {
-        None => Box::new(Reference),
-        Some(command) => Box::new(
-            Subprocess::start_or_give_up(command, opts.options.clone()).map_err(ConfigError)?,
-        ),
-    };
+    Ok(cases)
+}
+
+/// One implementation: a failure report per case and a table per part. One that cannot start
+/// is a configuration error.
+fn one(
+    opts: &CheckOptions,
+    entry: Entry,
+    expectations: Option<Expectations>,
+    cases: &[Case],
+    started_at: Instant,
+    out: &mut impl Write,
+) -> Result<bool, ConfigError> {
+    let started = start(&entry).map_err(ConfigError)?;
     let scope = opts.selection.scope();
     let style = Style { color: opts.color };
-    let io = |e: std::io::Error| ConfigError(format!("cannot write the report: {e}"));
-    if opts.format == Format::Human {
-        let mut parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
-        if parts.is_empty() {
-            parts.push("none");
-        }
-        writeln!(
-            out,
-            "hookcheck check: {} (parts: {})",
-            implementation.describe(),
-            parts.join(", ")
-        )
-        .map_err(io)?;
-        let brief = if scope == crate::compare::Scope::BRIEF {
-            "; brief rules only, steps fixed by clarifications are not compared"
-        } else {
-            ""
-        };
-        let plural = if cases.len() == 1 { "case" } else { "cases" };
-        let n = cases.len();
-        writeln!(out, "{n} {plural}, {} at a time{brief}\n", opts.jobs).map_err(io)?;
-        if let Some(warning) = implementation.warning() {
-            writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
-        }
-    }
-    if opts.format == Format::Json {
-        let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
-        let scope = if scope == crate::compare::Scope::BRIEF {
-            "brief"
-        } else {
-            "full"
-        };
-        let start = serde_json::json!({"event": "start", "implementation": implementation.describe(),
-            "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope});
-        writeln!(out, "{start}").map_err(io)?;
-    }
-    let verdicts = check_all(implementation.as_ref(), &cases, scope, opts.jobs);
-    let spelling_steps = crate::runner::spelling_steps(implementation.as_ref(), &cases);
-    // Stop the implementation's processes before reporting, so the time counts them too.
-    drop(implementation);
-    let seconds = started.elapsed().as_secs_f64();
-    let (_, total) = report::tally_by_part(&cases, &verdicts);
-    if let Some(path) = &opts.junit {
-        std::fs::write(path, report::junit(&cases, &verdicts, seconds))
-            .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))?;
-    }
-    let totals = Totals {
-        seconds,
-        spelling_steps,
-    };
-    match write_report(opts, &cases, &verdicts, style, totals, out) {
-        // A reader that stopped early (`| head`) does not change the verdict.
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(io(e)),
-        _ => Ok(total.success()),
-    }
-}
-
-/// What the closing lines say besides the verdicts.
-#[derive(Clone, Copy)]
-struct Totals {
-    seconds: f64,
-    spelling_steps: usize,
-}
-
-fn write_report(
-    opts: &CheckOptions,
-    cases: &[Case],
-    verdicts: &[crate::runner::Verdict],
-    style: Style,
-    Totals {
-        seconds,
-        spelling_steps,
-    }: Totals,
-    out: &mut impl Write,
-) -> std::io::Result<()> {
+    let parts: Vec<&str> = started.parts.iter().map(|p| p.as_str()).collect();
+    let scope_word = if scope.brief_only { "brief" } else { "full" };
     match opts.format {
         Format::Human => {
-            for (c, v) in cases.iter().zip(verdicts) {
-                write!(out, "{}", report::human_case(c, v, style, opts.verbose))?;
+            let plural = if cases.len() == 1 { "case" } else { "cases" };
+            let brief = if scope.brief_only {
+                "; brief rules only, steps fixed by clarifications are not compared"
+            } else {
+                ""
+            };
+            writeln!(
+                out,
+                "hookcheck check: {} (parts: {})\n{} {plural} from {}, {} at a time{brief}\n",
+                started.describe,
+                if parts.is_empty() {
+                    "none".to_string()
+                } else {
+                    parts.join(", ")
+                },
+                cases.len(),
+                opts.cases.describe(),
+                opts.jobs
+            )
+            .map_err(io)?;
+            if let Some(warning) = &started.warning {
+                writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
+            }
+        }
+        Format::Json => {
+            let start = serde_json::json!({"event": "start", "implementation": started.describe,
+                "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope_word});
+            writeln!(out, "{start}").map_err(io)?;
+        }
+    }
+    let (numbers, declared) = (started.numbers, started.parts.clone());
+    let mut graded = run_all(vec![(entry, Some(started))], cases, opts.jobs);
+    let seconds = started_at.elapsed().as_secs_f64();
+    let Some(mut g) = graded.pop() else {
+        return Err(ConfigError("the run gave no result".to_string()));
+    };
+    if let Some(path) = &opts.write_expectations {
+        let raw = g.verdicts(cases, scope);
+        write_new(path, &Expectations::from_failures(cases, &raw).to_toml())?;
+    }
+    let unknown: Vec<String> = expectations
+        .as_ref()
+        .map(|e| e.unknown(cases).into_iter().map(str::to_string).collect())
+        .unwrap_or_default();
+    g.expectations = expectations;
+    let verdicts = g.verdicts(cases, scope);
+    let spelling_steps = if numbers == Numbers::Values {
+        cases
+            .iter()
+            .filter(|c| declared.contains(&c.part))
+            .map(|c| c.steps.iter().filter(|s| s.spelling).count())
+            .sum()
+    } else {
+        0
+    };
+    write_files(
+        opts,
+        cases,
+        std::slice::from_ref(&g),
+        seconds,
+        Some(&verdicts),
+    )?;
+    match opts.format {
+        Format::Human => {
+            for (c, v) in cases.iter().zip(&verdicts) {
+                write!(out, "{}", report::human_case(c, v, style, opts.verbose)).map_err(io)?;
+            }
+            for name in &unknown {
+                writeln!(
+                    out,
+                    "{}",
+                    style.warn(&format!(
+                        "warning: the expectations list `{name}`, which is not in this run"
+                    ))
+                )
+                .map_err(io)?;
             }
             write!(
                 out,
                 "{}",
-                report::human_summary(cases, verdicts, style, seconds, spelling_steps)
+                report::human_summary(cases, &verdicts, style, seconds, spelling_steps)
             )
+            .map_err(io)?;
         }
         Format::Json => {
-            for (c, v) in cases.iter().zip(verdicts) {
-                writeln!(out, "{}", report::json_case(c, v))?;
+            for (c, v) in cases.iter().zip(&verdicts) {
+                writeln!(out, "{}", report::json_case(c, v)).map_err(io)?;
             }
             writeln!(
                 out,
                 "{}",
-                report::json_summary(cases, verdicts, seconds, spelling_steps)
+                report::json_summary(cases, &verdicts, seconds, spelling_steps)
             )
+            .map_err(io)?;
         }
     }
+    let mut total = Tally::default();
+    verdicts.iter().for_each(|v| total.add(v));
+    Ok(total.success() && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty())))
+}
+
+/// Many implementations: their grade, in a table and in the brief's terms.
+fn many(
+    opts: &CheckOptions,
+    entries: Vec<Entry>,
+    expectations: Vec<Option<Expectations>>,
+    cases: &[Case],
+    started_at: Instant,
+    out: &mut impl Write,
+) -> Result<bool, ConfigError> {
+    let style = Style { color: opts.color };
+    let count = entries.len();
+    match opts.format {
+        Format::Human => writeln!(
+            out,
+            "hookcheck check: {count} implementations, {} cases each from {}, {} at a time\n",
+            cases.len(),
+            opts.cases.describe(),
+            opts.jobs
+        )
+        .map_err(io)?,
+        Format::Json => {
+            let start = serde_json::json!({"event": "start", "implementations": count,
+                "cases": cases.len(), "jobs": opts.jobs});
+            writeln!(out, "{start}").map_err(io)?;
+        }
+    }
+    let mut graded: Vec<Graded> = run_all(
+        entries.into_iter().map(|e| (e, None)).collect(),
+        cases,
+        opts.jobs,
+    );
+    for (g, e) in graded.iter_mut().zip(expectations) {
+        g.expectations = e;
+    }
+    let seconds = started_at.elapsed().as_secs_f64();
+    write_files(opts, cases, &graded, seconds, None)?;
+    match opts.format {
+        Format::Human => write!(
+            out,
+            "{}",
+            report::grade_human(cases, &graded, style, opts.verbose, seconds)
+        )
+        .map_err(io)?,
+        Format::Json => {
+            for g in &graded {
+                writeln!(out, "{}", report::json_implementation(cases, g)).map_err(io)?;
+            }
+            let passing = graded
+                .iter()
+                .filter(|g| report::implementation_success(cases, g, opts.strict))
+                .count();
+            let summary = serde_json::json!({"event": "summary", "implementations": count,
+                "passing": passing, "success": passing == count, "seconds": seconds});
+            writeln!(out, "{summary}").map_err(io)?;
+        }
+    }
+    Ok(graded
+        .iter()
+        .all(|g| g.started.is_ok() && report::implementation_success(cases, g, opts.strict)))
+}
+
+/// The report files asked for: JUnit, markdown, HTML. `verdicts` are the one implementation's,
+/// judged in the run's scope.
+fn write_files(
+    opts: &CheckOptions,
+    cases: &[Case],
+    graded: &[Graded],
+    seconds: f64,
+    verdicts: Option<&[Verdict]>,
+) -> Result<(), ConfigError> {
+    let write = |path: &PathBuf, text: String| {
+        std::fs::write(path, text)
+            .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))
+    };
+    if let Some(path) = &opts.junit {
+        let xml = match verdicts {
+            Some(v) => report::junit(cases, v, seconds),
+            None => report::junit_many(cases, graded, seconds),
+        };
+        write(path, xml)?;
+    }
+    if let Some(path) = &opts.markdown {
+        write(path, report::markdown(cases, graded))?;
+    }
+    if let Some(path) = &opts.html {
+        write(
+            path,
+            report::html(cases, graded, "hookcheck: implementations × cases"),
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes a new file; never over an existing one.
+fn write_new(path: &PathBuf, text: &str) -> Result<(), ConfigError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| {
+            ConfigError(format!(
+                "cannot create {}: {e} (it is never overwritten)",
+                path.display()
+            ))
+        })
 }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 pub const PROTOCOL: u64 = 1;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     /// How long one case (or the handshake) may take.
     pub timeout: Duration,

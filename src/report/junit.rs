@@ -5,6 +5,33 @@ use crate::case::Case;
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 
+/// JUnit XML for many implementations: a test suite per implementation, a test case per case
+/// (`<suite>::<id>`).
+pub fn junit_many(cases: &[Case], graded: &[crate::grade::Graded], seconds: f64) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(out, "<testsuites name=\"hookcheck\" time=\"{seconds:.3}\">");
+    for g in graded {
+        let verdicts = g.verdicts(cases, crate::compare::Scope::FULL);
+        let mut t = Tally::default();
+        verdicts.iter().for_each(|v| t.add(v));
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
+            xml(&g.entry.name),
+            cases.len(),
+            t.failed,
+            t.errored + t.not_run,
+            t.skipped + t.not_applicable + t.expected_failures
+        );
+        for (c, v) in cases.iter().zip(&verdicts) {
+            testcase(&mut out, &c.name(), &xml(&g.entry.name), c, v);
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
 /// JUnit XML: a test suite per case folder, a test case per case.
 pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> String {
     let mut suites: Vec<&str> = cases.iter().map(|c| c.suite.as_str()).collect();
@@ -37,50 +64,51 @@ pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> String {
             t.skipped + t.not_applicable + t.expected_failures
         );
         for (c, v) in members {
-            let _ = write!(
-                out,
-                "    <testcase name=\"{}\" classname=\"hookcheck.{}\" file=\"{}\" line=\"{}\"",
-                xml(&c.id),
-                xml(suite),
-                xml(&c.file.display().to_string()),
-                c.line
-            );
-            let body = match v {
-                Verdict::Passed => None,
-                Verdict::Failed(m) => Some(format!(
-                    "<failure message=\"results differ\">{}</failure>",
-                    xml(m)
-                )),
-                Verdict::Errored(m) | Verdict::NotRun(m) => Some(format!(
-                    "<error message=\"{}\">{}</error>",
-                    verdict_word(v),
-                    xml(m)
-                )),
-                Verdict::Skipped(m) => Some(format!("<skipped message=\"{}\"/>", xml(m))),
-                Verdict::NotApplicable => {
-                    Some("<skipped message=\"part not declared\"/>".to_string())
-                }
-                Verdict::ExpectedFailure { reason, report } => Some(format!(
-                    "<skipped message=\"expected failure: {}\">{}</skipped>",
-                    xml(reason),
-                    xml(report)
-                )),
-                Verdict::UnexpectedPass { reason } => Some(format!(
-                    "<system-out>passes, though expected to fail: {}</system-out>",
-                    xml(reason)
-                )),
-            };
-            match body {
-                None => out.push_str("/>\n"),
-                Some(b) => {
-                    let _ = writeln!(out, ">{b}</testcase>");
-                }
-            }
+            testcase(&mut out, &c.id, &format!("hookcheck.{}", xml(suite)), c, v);
         }
         out.push_str("  </testsuite>\n");
     }
     out.push_str("</testsuites>\n");
     out
+}
+
+fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict) {
+    let _ = write!(
+        out,
+        "    <testcase name=\"{}\" classname=\"{classname}\" file=\"{}\" line=\"{}\"",
+        xml(name),
+        xml(&c.file.display().to_string()),
+        c.line
+    );
+    let body = match v {
+        Verdict::Passed => None,
+        Verdict::Failed(m) => Some(format!(
+            "<failure message=\"results differ\">{}</failure>",
+            xml(m)
+        )),
+        Verdict::Errored(m) | Verdict::NotRun(m) => Some(format!(
+            "<error message=\"{}\">{}</error>",
+            verdict_word(v),
+            xml(m)
+        )),
+        Verdict::Skipped(m) => Some(format!("<skipped message=\"{}\"/>", xml(m))),
+        Verdict::NotApplicable => Some("<skipped message=\"part not declared\"/>".to_string()),
+        Verdict::ExpectedFailure { reason, report } => Some(format!(
+            "<skipped message=\"expected failure: {}\">{}</skipped>",
+            xml(reason),
+            xml(report)
+        )),
+        Verdict::UnexpectedPass { reason } => Some(format!(
+            "<system-out>passes, though expected to fail: {}</system-out>",
+            xml(reason)
+        )),
+    };
+    match body {
+        None => out.push_str("/>\n"),
+        Some(b) => {
+            let _ = writeln!(out, ">{b}</testcase>");
+        }
+    }
 }
 
 fn xml(text: &str) -> String {

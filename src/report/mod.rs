@@ -3,13 +3,19 @@
 //! (`junit`); for many implementations, the grade (`grade`), markdown and a self-contained HTML
 //! matrix.
 
+mod grade;
+mod html;
 mod human;
 mod json;
 mod junit;
+mod markdown;
 
+pub use grade::{human as grade_human, json_implementation, success as implementation_success};
+pub use html::html;
 pub use human::{human_case, human_summary};
 pub use json::{json_case, json_summary};
-pub use junit::junit;
+pub use junit::{junit, junit_many};
+pub use markdown::markdown;
 
 use crate::case::{Case, Part};
 use crate::runner::Verdict;
@@ -111,13 +117,13 @@ impl Style {
             text.to_string()
         }
     }
-    fn red(self, t: &str) -> String {
+    pub fn red(self, t: &str) -> String {
         self.paint("1;31", t)
     }
     fn yellow(self, t: &str) -> String {
         self.paint("1;33", t)
     }
-    fn green(self, t: &str) -> String {
+    pub fn green(self, t: &str) -> String {
         self.paint("1;32", t)
     }
     pub fn warn(self, t: &str) -> String {

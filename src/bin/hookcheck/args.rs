@@ -106,9 +106,10 @@ impl CorpusArgs {
 #[derive(clap::Args)]
 pub struct ImplArgs {
     /// The implementation's command, run by `sh -c`; it speaks spec/protocol.md. `check`
-    /// without it checks the built-in reference.
+    /// takes it more than once to grade several (and without it checks the built-in
+    /// reference); `{path}`, `{dir}` and `{stem}` in it are filled from each file of --each.
     #[arg(long = "impl", value_name = "COMMAND")]
-    pub implementation: Option<String>,
+    pub implementation: Vec<String>,
     /// Start the command once per case: operations on stdin, results on stdout, no handshake.
     #[arg(long)]
     pub per_case: bool,
@@ -153,6 +154,30 @@ pub struct CheckArgs {
     pub origin: Vec<OriginArg>,
     #[command(flatten)]
     pub corpus: CorpusArgs,
+    /// Makes each --impl with a placeholder one implementation per matching file, named by its
+    /// folder: --impl "python3 adapter.py {path}" --each "submissions/*/solution.py".
+    #[arg(long, value_name = "GLOB")]
+    pub each: Option<String>,
+    /// A manifest (TOML, or JSON for a .json file) of implementations to check: name, command,
+    /// per_case, parts, numbers, timeout, expect, or a glob (see src/manifest.rs).
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    /// Known failures (TOML, `[[failure]] case = ... reason = ...`): they do not fail the run;
+    /// a listed case that passes is reported.
+    #[arg(long, value_name = "FILE")]
+    pub expect: Option<PathBuf>,
+    /// With --expect: a listed case that passes, or one not in the run, fails the run.
+    #[arg(long)]
+    pub strict: bool,
+    /// Write the cases that fail now as a starting expectations file (never overwrites).
+    #[arg(long, value_name = "FILE")]
+    pub write_expectations: Option<PathBuf>,
+    /// Also write the grade and a case × implementation table as markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write a self-contained HTML report (matrix, filters, each failure's diff).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Report format on stdout.
     #[arg(long, value_enum, default_value_t = FormatArg::Human)]
     pub format: FormatArg,

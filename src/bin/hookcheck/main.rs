@@ -9,6 +9,7 @@ use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
 use hookcheck::implementation::{Implementation, Options, Subprocess};
 use hookcheck::input::{Format, RunError, run_stream};
+use hookcheck::manifest;
 use hookcheck::runner::Selection;
 use std::fs::File;
 use std::io::IsTerminal;
@@ -71,9 +72,9 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         (Ok(o), Ok(s)) => (o, s),
         (Err(code), _) | (_, Err(code)) => return code,
     };
-    let Some(command) = &args.run.implementation else {
+    let [command] = args.run.implementation.as_slice() else {
         eprintln!(
-            "hookcheck fuzz: --impl is required: the implementation to compare with the reference"
+            "hookcheck fuzz: give one --impl: the implementation to compare with the reference"
         );
         return ExitCode::from(2);
     };
@@ -231,10 +232,28 @@ fn check(args: CheckArgs) -> ExitCode {
             io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
+    let mut entries = match args
+        .manifest
+        .as_deref()
+        .map(|m| manifest::load(m, &options))
+    {
+        Some(Ok(entries)) => entries,
+        Some(Err(e)) => {
+            eprintln!("hookcheck check: {e}");
+            return ExitCode::from(2);
+        }
+        None => Vec::new(),
+    };
+    match manifest::from_commands(&args.run.implementation, args.each.as_deref(), &options) {
+        Ok(more) => entries.extend(more),
+        Err(e) => {
+            eprintln!("hookcheck check: {e}");
+            return ExitCode::from(2);
+        }
+    }
     let opts = CheckOptions {
         cases: args.corpus.sources(),
-        implementation: args.run.implementation,
-        options,
+        entries,
         selection: Selection {
             parts: args.only_parts.iter().map(|p| p.part()).collect(),
             rules: args.rule,
@@ -247,6 +266,11 @@ fn check(args: CheckArgs) -> ExitCode {
             FormatArg::Json => checking::Format::Json,
         },
         junit: args.junit,
+        markdown: args.markdown,
+        html: args.html,
+        expect: args.expect,
+        strict: args.strict,
+        write_expectations: args.write_expectations,
         color,
         verbose: args.verbose,
     };

@@ -1,0 +1,361 @@
+//! Many implementations, one run: every selected case on every implementation, `jobs` at a
+//! time over all of them, each implementation with its own processes, restarts and faults (one
+//! that hangs or crashes harms no other's results). What each case gave is kept, so it can be
+//! judged in full and against the brief alone, and graded part by part in the brief's terms.
+
+use crate::case::{Case, Origin, Part};
+use crate::compare::{Numbers, Scope};
+use crate::expect::Expectations;
+use crate::implementation::{Failure, Implementation, Reference, Subprocess};
+use crate::manifest::Entry;
+use crate::runner::{Ran, Verdict, judge, run};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+type Shared = Arc<dyn Implementation + Send + Sync>;
+
+/// An implementation ready to take cases, and what it said of itself.
+pub struct Started {
+    implementation: Shared,
+    pub describe: String,
+    pub parts: Vec<Part>,
+    pub numbers: Numbers,
+    /// A problem seen while starting that did not stop it (a handshake that failed once).
+    pub warning: Option<String>,
+}
+
+/// Starts an entry's implementation; `Err` with one message when it cannot start at all.
+pub fn start(entry: &Entry) -> Result<Started, String> {
+    let implementation: Shared = match &entry.command {
+        None => Arc::new(Reference),
+        Some(command) => Arc::new(Subprocess::start_or_give_up(
+            command,
+            entry.options.clone(),
+        )?),
+    };
+    Ok(Started {
+        describe: implementation.describe(),
+        parts: implementation.parts(),
+        numbers: implementation.numbers(),
+        warning: implementation.warning(),
+        implementation,
+    })
+}
+
+/// One implementation's results.
+pub struct Graded {
+    pub entry: Entry,
+    /// How it described itself, or why it could not start.
+    pub started: Result<StartedInfo, String>,
+    /// What each case gave, in the order of the cases.
+    pub ran: Vec<Ran>,
+    /// Its expectations (known failures), if it has some.
+    pub expectations: Option<Expectations>,
+}
+
+/// What is kept of a started implementation once its processes are gone.
+#[derive(Clone, Debug)]
+pub struct StartedInfo {
+    pub describe: String,
+    pub parts: Vec<Part>,
+    pub numbers: Numbers,
+}
+
+impl Graded {
+    pub fn numbers(&self) -> Numbers {
+        self.started
+            .as_ref()
+            .map_or(Numbers::Spelling, |s| s.numbers)
+    }
+
+    /// The verdicts in a scope, expectations applied.
+    pub fn verdicts(&self, cases: &[Case], scope: Scope) -> Vec<Verdict> {
+        let scope = scope.with_numbers(self.numbers());
+        let verdicts: Vec<Verdict> = cases
+            .iter()
+            .zip(&self.ran)
+            .map(|(c, r)| judge(c, r, scope))
+            .collect();
+        match &self.expectations {
+            Some(e) => e.apply(cases, verdicts),
+            None => verdicts,
+        }
+    }
+
+    /// Part by part, how many cases passed of those that apply, in full and for the brief's own
+    /// cases judged by the brief alone.
+    pub fn grade(&self, cases: &[Case]) -> Grade {
+        let full = self.verdicts(cases, Scope::FULL);
+        let brief = self.verdicts(cases, Scope::BRIEF);
+        let mut grade = Grade::default();
+        for (i, case) in cases.iter().enumerate() {
+            let p = Part::ALL.iter().position(|p| *p == case.part).unwrap_or(0);
+            grade.full[p].count(&full[i]);
+            if case.origin == Origin::Brief {
+                grade.brief[p].count(&brief[i]);
+                if !passed(&brief[i]) && applies(&brief[i]) {
+                    grade.brief_failing[p].push(case.name());
+                }
+            }
+        }
+        grade
+    }
+}
+
+/// How many of a part's cases passed, of those that apply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    pub passed: usize,
+    pub total: usize,
+}
+
+impl Score {
+    fn count(&mut self, v: &Verdict) {
+        if applies(v) {
+            self.total += 1;
+            self.passed += usize::from(passed(v));
+        }
+    }
+
+    pub fn show(self) -> String {
+        if self.total == 0 {
+            "-".to_string()
+        } else {
+            format!("{}/{}", self.passed, self.total)
+        }
+    }
+}
+
+/// Whether a verdict counts for the grade: the case ran or should have.
+fn applies(v: &Verdict) -> bool {
+    !matches!(v, Verdict::NotApplicable | Verdict::Skipped(_))
+}
+
+/// A pass for the grade: a case that passes (an expected failure still fails the brief).
+fn passed(v: &Verdict) -> bool {
+    matches!(v, Verdict::Passed | Verdict::UnexpectedPass { .. })
+}
+
+/// An implementation's grade, part by part (retries, ordering, pause = the brief's Parts 1-3).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Grade {
+    pub full: [Score; 3],
+    pub brief: [Score; 3],
+    /// The brief's own cases that fail, part by part.
+    pub brief_failing: [Vec<String>; 3],
+}
+
+impl Grade {
+    /// The grade in the brief's terms: `Part 1 passed, Part 2 passed, Part 3: 2 of 14 cases
+    /// fail (pause::x, pause::y)`; a part with no case is `not implemented`.
+    pub fn in_brief_terms(&self) -> String {
+        let parts: Vec<String> = (0..3)
+            .map(|p| {
+                let (score, failing) = (self.brief[p], &self.brief_failing[p]);
+                if score.total == 0 {
+                    format!("Part {} not implemented", p + 1)
+                } else if failing.is_empty() {
+                    format!("Part {} passed", p + 1)
+                } else {
+                    let shown: Vec<&str> = failing.iter().take(3).map(String::as_str).collect();
+                    let more = if failing.len() > 3 { ", ..." } else { "" };
+                    format!(
+                        "Part {}: {} of {} cases fail ({}{more})",
+                        p + 1,
+                        failing.len(),
+                        score.total,
+                        shown.join(", ")
+                    )
+                }
+            })
+            .collect();
+        let clarifications: usize = (0..3)
+            .map(|p| {
+                (self.full[p].total - self.full[p].passed)
+                    - (self.brief[p].total - self.brief[p].passed)
+            })
+            .sum();
+        let mut line = parts.join(", ");
+        if clarifications > 0 {
+            line.push_str(&format!(
+                "; and {clarifications} more failing with clarifications"
+            ));
+        }
+        line
+    }
+
+    /// Whether every case of every declared part passed, in full.
+    pub fn all_passed(&self) -> bool {
+        self.full.iter().all(|s| s.passed == s.total)
+    }
+}
+
+/// Where one implementation stands during the run.
+struct Slot {
+    entry: Entry,
+    started: OnceLock<Result<StartedInfo, String>>,
+    live: Mutex<Option<Shared>>,
+    remaining: AtomicUsize,
+    ran: Mutex<Vec<Option<Ran>>>,
+}
+
+impl Slot {
+    fn new(entry: Entry, cases: usize, started: Option<Started>) -> Slot {
+        let slot = Slot {
+            entry,
+            started: OnceLock::new(),
+            live: Mutex::new(None),
+            remaining: AtomicUsize::new(cases),
+            ran: Mutex::new(vec![None; cases]),
+        };
+        if let Some(s) = started {
+            slot.keep(s);
+        }
+        slot
+    }
+
+    fn keep(&self, s: Started) {
+        let info = StartedInfo {
+            describe: s.describe,
+            parts: s.parts,
+            numbers: s.numbers,
+        };
+        if let Ok(mut live) = self.live.lock() {
+            *live = Some(s.implementation);
+        }
+        let _ = self.started.set(Ok(info));
+    }
+
+    /// The implementation, started on first use; `Err` when it cannot start.
+    fn implementation(&self) -> Result<Shared, String> {
+        self.started
+            .get_or_init(|| match start(&self.entry) {
+                Ok(s) => {
+                    let info = StartedInfo {
+                        describe: s.describe,
+                        parts: s.parts,
+                        numbers: s.numbers,
+                    };
+                    if let Ok(mut live) = self.live.lock() {
+                        *live = Some(s.implementation);
+                    }
+                    Ok(info)
+                }
+                Err(e) => Err(e),
+            })
+            .clone()?;
+        self.live
+            .lock()
+            .ok()
+            .and_then(|l| l.clone())
+            .ok_or_else(|| "the implementation was stopped".to_string())
+    }
+
+    /// Records a case's result; after its last case the implementation's processes stop.
+    fn done(&self, case: usize, ran: Ran) {
+        if let Ok(mut all) = self.ran.lock()
+            && let Some(slot) = all.get_mut(case)
+        {
+            *slot = Some(ran);
+        }
+        if self.remaining.fetch_sub(1, Ordering::SeqCst) == 1
+            && let Ok(mut live) = self.live.lock()
+        {
+            live.take();
+        }
+    }
+}
+
+/// Runs every case on every entry with `jobs` workers. An entry may come started already
+/// (the caller printed its handshake); the others start on first use. Cases are taken one
+/// implementation after the other, so at most `jobs` implementations have processes at once.
+pub fn run_all(entries: Vec<(Entry, Option<Started>)>, cases: &[Case], jobs: usize) -> Vec<Graded> {
+    let slots: Vec<Slot> = entries
+        .into_iter()
+        .map(|(entry, started)| Slot::new(entry, cases.len(), started))
+        .collect();
+    let total = slots.len() * cases.len();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1).min(total.max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= total {
+                        break;
+                    }
+                    let (slot, case) = (&slots[i / cases.len()], i % cases.len());
+                    let ran = match slot.implementation() {
+                        Ok(implementation) => run(implementation.as_ref(), &cases[case]),
+                        Err(e) => Ran::Failed(Failure::NotRun(e)),
+                    };
+                    slot.done(case, ran);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            let started = slot
+                .started
+                .into_inner()
+                .unwrap_or(Err("no case was run".to_string()));
+            let ran = slot
+                .ran
+                .into_inner()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|r| r.unwrap_or(Ran::Failed(Failure::NotRun("not run".into()))))
+                .collect();
+            Graded {
+                entry: slot.entry,
+                started,
+                ran,
+                expectations: None,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::Corpus;
+
+    #[test]
+    fn the_reference_and_a_dead_command_are_graded_side_by_side() {
+        let cases: Vec<Case> = Corpus::builtin().cases;
+        let dead = Entry {
+            name: "dead".into(),
+            command: Some("exit 3".into()),
+            ..Entry::reference()
+        };
+        let graded = run_all(vec![(Entry::reference(), None), (dead, None)], &cases, 2);
+        let reference = graded[0].grade(&cases);
+        assert!(reference.all_passed(), "{reference:?}");
+        assert_eq!(
+            reference.in_brief_terms(),
+            "Part 1 passed, Part 2 passed, Part 3 passed"
+        );
+        let brief_retries = cases
+            .iter()
+            .filter(|c| c.part == Part::Retries && c.origin == Origin::Brief)
+            .count();
+        assert_eq!(reference.brief[0].total, brief_retries);
+        assert!(reference.full[0].total > reference.brief[0].total);
+        assert!(
+            graded[1]
+                .started
+                .as_ref()
+                .is_err_and(|e| e.contains("exit status: 3"))
+        );
+        let verdicts = graded[1].verdicts(&cases, Scope::FULL);
+        assert!(
+            verdicts
+                .iter()
+                .all(|v| matches!(v, Verdict::NotRun(m) if m.contains("cannot start")))
+        );
+        assert_eq!(graded[1].grade(&cases).full[2].passed, 0);
+    }
+}

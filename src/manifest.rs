@@ -1,0 +1,429 @@
+//! Which implementations a run checks: each `--impl` command, or the entries of a manifest file
+//! (TOML or JSON) with a display name, how to run it and its expectations; a `glob` entry (or
+//! `--each`) makes one implementation per matching file, for a folder of submissions.
+//!
+//! ```toml
+//! [[implementation]]
+//! name = "service"
+//! command = "python3 harness/adapters/python/hookcheck_adapter.py service/dispatcher.py"
+//! expect = "service.expect.toml"
+//!
+//! [[implementation]]
+//! glob = "submissions/*/solution.py"
+//! command = "python3 harness/adapters/python/hookcheck_adapter.py {path}"
+//! name = "{dir}"
+//! ```
+
+use crate::case::Part;
+use crate::compare::Numbers;
+use crate::implementation::Options;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One implementation to check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// Its name in reports.
+    pub name: String,
+    /// The command, run by `sh -c`; `None` is the built-in reference.
+    pub command: Option<String>,
+    pub options: Options,
+    /// Its expectations file, if it has one.
+    pub expect: Option<PathBuf>,
+}
+
+impl Entry {
+    pub fn reference() -> Entry {
+        Entry {
+            name: "reference".to_string(),
+            command: None,
+            options: Options::default(),
+            expect: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Manifest {
+    #[serde(default)]
+    implementation: Vec<RawEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    name: Option<String>,
+    command: String,
+    glob: Option<String>,
+    #[serde(default)]
+    per_case: bool,
+    parts: Option<Vec<String>>,
+    numbers: Option<String>,
+    timeout: Option<f64>,
+    max_restarts: Option<usize>,
+    expect: Option<PathBuf>,
+}
+
+/// Reads a manifest: TOML, or JSON when the file name ends in `.json`. `defaults` are the
+/// options of the command line, which an entry's own fields override. Paths in it (`glob`,
+/// `expect`) are relative to the manifest's folder; commands run from the current folder.
+pub fn load(path: &Path, defaults: &Options) -> Result<Vec<Entry>, String> {
+    let at = |e: String| format!("{}: {e}", path.display());
+    let text = std::fs::read_to_string(path).map_err(|e| at(format!("cannot read: {e}")))?;
+    let manifest: Manifest = if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).map_err(|e| at(e.to_string()))?
+    } else {
+        toml::from_str(&text).map_err(|e| at(e.to_string().trim_end().to_string()))?
+    };
+    let base = path.parent().unwrap_or(Path::new(""));
+    let mut entries = Vec::new();
+    for (i, raw) in manifest.implementation.into_iter().enumerate() {
+        let which = |e: String| at(format!("implementation {}: {e}", i + 1));
+        let options = raw.options(defaults).map_err(which)?;
+        let expect = raw.expect.as_ref().map(|p| base.join(p));
+        match &raw.glob {
+            None => entries.push(Entry {
+                name: raw.name.clone().unwrap_or_else(|| raw.command.clone()),
+                command: Some(raw.command.clone()),
+                options,
+                expect,
+            }),
+            Some(pattern) => {
+                let matches = glob(&base.join(pattern)).map_err(which)?;
+                if matches.is_empty() {
+                    return Err(which(format!("`{pattern}` matches no file")));
+                }
+                for m in matches {
+                    entries.push(Entry {
+                        name: fill(raw.name.as_deref().unwrap_or("{dir}"), &m),
+                        command: Some(fill(&raw.command, &m)),
+                        options: options.clone(),
+                        expect: expect
+                            .as_ref()
+                            .map(|e| PathBuf::from(fill(&e.to_string_lossy(), &m))),
+                    });
+                }
+            }
+        }
+    }
+    if entries.is_empty() {
+        return Err(at(
+            "lists no implementation (`[[implementation]]` entries)".to_string()
+        ));
+    }
+    unique_names(&entries)?;
+    Ok(entries)
+}
+
+impl RawEntry {
+    fn options(&self, defaults: &Options) -> Result<Options, String> {
+        let mut options = defaults.clone();
+        options.per_case |= self.per_case;
+        if let Some(parts) = &self.parts {
+            options.parts = parts
+                .iter()
+                .map(|p| Part::parse(p).ok_or_else(|| format!("unknown part `{p}`")))
+                .collect::<Result<_, _>>()?;
+        }
+        if let Some(n) = &self.numbers {
+            options.numbers = Numbers::parse(n)
+                .ok_or_else(|| format!("numbers is `spelling` or `values`, not `{n}`"))?;
+        }
+        if let Some(t) = self.timeout {
+            if !(t.is_finite() && t > 0.0) {
+                return Err("timeout must be a positive number of seconds".to_string());
+            }
+            options.timeout = Duration::from_secs_f64(t);
+        }
+        if let Some(m) = self.max_restarts {
+            options.max_restarts = m;
+        }
+        Ok(options)
+    }
+}
+
+/// Commands from `--impl`, each made one implementation per file matching `each` when it has
+/// a placeholder (`{path}`, `{dir}`, `{stem}`).
+pub fn from_commands(
+    commands: &[String],
+    each: Option<&str>,
+    options: &Options,
+) -> Result<Vec<Entry>, String> {
+    let matches = match each {
+        Some(pattern) => {
+            let m = glob(Path::new(pattern))?;
+            if m.is_empty() {
+                return Err(format!("--each `{pattern}` matches no file"));
+            }
+            m
+        }
+        None => Vec::new(),
+    };
+    let mut entries = Vec::new();
+    for command in commands {
+        let templated = ["{path}", "{dir}", "{stem}"]
+            .iter()
+            .any(|p| command.contains(p));
+        if templated && each.is_none() {
+            return Err(format!(
+                "`{command}` has a placeholder but no --each GLOB fills it"
+            ));
+        }
+        if templated {
+            entries.extend(matches.iter().map(|m| Entry {
+                name: fill("{dir}", m),
+                command: Some(fill(command, m)),
+                options: options.clone(),
+                expect: None,
+            }));
+        } else {
+            entries.push(Entry {
+                name: short_name(command),
+                command: Some(command.clone()),
+                options: options.clone(),
+                expect: None,
+            });
+        }
+    }
+    // Short names that collide are given back their whole commands.
+    let mut counts = std::collections::BTreeMap::new();
+    for e in &entries {
+        *counts.entry(e.name.clone()).or_insert(0) += 1;
+    }
+    for e in &mut entries {
+        if counts.get(&e.name).is_some_and(|n| *n > 1)
+            && let Some(command) = &e.command
+            && short_name(command) == e.name
+        {
+            e.name = command.clone();
+        }
+    }
+    unique_names(&entries)?;
+    Ok(entries)
+}
+
+/// A command's name in reports: the file name of its last argument that looks like a path
+/// (`python3 adapter.py sub/alice.py` is `alice.py`), else the whole command.
+fn short_name(command: &str) -> String {
+    command
+        .split_whitespace()
+        .rev()
+        .find(|w| w.contains('/') || w.contains('.'))
+        .and_then(|w| Path::new(w).file_name())
+        .map_or_else(|| command.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn unique_names(entries: &[Entry]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    match entries.iter().find(|e| !seen.insert(e.name.as_str())) {
+        Some(e) => Err(format!(
+            "two implementations are named `{}`: give each a name of its own",
+            e.name
+        )),
+        None => Ok(()),
+    }
+}
+
+/// `{path}` (the matched file), `{dir}` (the name of the folder holding it), `{stem}` (its
+/// name without the extension).
+fn fill(template: &str, path: &Path) -> String {
+    let name =
+        |p: Option<&std::ffi::OsStr>| p.map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    template
+        .replace("{path}", &path.display().to_string())
+        .replace("{dir}", &name(path.parent().and_then(Path::file_name)))
+        .replace("{stem}", &name(path.file_stem()))
+}
+
+/// The files matching `pattern`, sorted: `*` and `?` within one path component (no `**`).
+pub fn glob(pattern: &Path) -> Result<Vec<PathBuf>, String> {
+    let text = pattern.to_string_lossy();
+    if text.contains("**") {
+        return Err(format!(
+            "`{text}`: `**` is not supported, name each level with `*`"
+        ));
+    }
+    let mut found = vec![PathBuf::new()];
+    for component in pattern.components() {
+        let part = component.as_os_str().to_string_lossy();
+        let wild = part.contains(['*', '?']);
+        let mut next = Vec::new();
+        for base in &found {
+            if !wild {
+                next.push(base.join(component.as_os_str()));
+                continue;
+            }
+            let dir = if base.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                base.as_path()
+            };
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if !name.starts_with('.') && matches(&part, &name) {
+                    next.push(base.join(&name));
+                }
+            }
+        }
+        found = next;
+    }
+    let mut files: Vec<PathBuf> = found.into_iter().filter(|p| p.exists()).collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Whether `name` matches `pattern`, with `*` for any run of characters and `?` for one.
+fn matches(pattern: &str, name: &str) -> bool {
+    let (p, n): (Vec<char>, Vec<char>) = (pattern.chars().collect(), name.chars().collect());
+    // The usual backtracking over the last `*`.
+    let (mut i, mut j, mut star, mut mark) = (0, 0, None, 0);
+    while j < n.len() {
+        if i < p.len() && (p[i] == '?' || p[i] == n[j]) {
+            i += 1;
+            j += 1;
+        } else if i < p.len() && p[i] == '*' {
+            star = Some(i);
+            mark = j;
+            i += 1;
+        } else if let Some(s) = star {
+            i = s + 1;
+            mark += 1;
+            j = mark;
+        } else {
+            return false;
+        }
+    }
+    p[i..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcards_match_within_a_component() {
+        for (p, n, m) in [
+            ("*", "anything", true),
+            ("*.py", "solution.py", true),
+            ("*.py", "solution.js", false),
+            ("s?l*", "solution.py", true),
+            ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false),
+            ("", "", true),
+        ] {
+            assert_eq!(matches(p, n), m, "{p} {n}");
+        }
+    }
+
+    fn folder() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hookcheck-manifest-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for who in ["alice", "bob", "carol"] {
+            std::fs::create_dir_all(dir.join("submissions").join(who)).expect("folder");
+            std::fs::write(dir.join("submissions").join(who).join("solution.py"), "")
+                .expect("file");
+        }
+        std::fs::write(dir.join("submissions/bob/notes.txt"), "").expect("file");
+        dir
+    }
+
+    #[test]
+    fn a_manifest_lists_entries_and_globs_a_folder_of_submissions() {
+        let dir = folder();
+        let manifest = dir.join("grading.toml");
+        std::fs::write(
+            &manifest,
+            r#"
+[[implementation]]
+name = "ours"
+command = "python3 ours.py"
+numbers = "values"
+per_case = true
+parts = ["retries"]
+timeout = 2
+expect = "ours.expect.toml"
+
+[[implementation]]
+glob = "submissions/*/solution.py"
+command = "python3 adapter.py {path}"
+"#,
+        )
+        .expect("manifest");
+        let entries = load(&manifest, &Options::default()).expect("loads");
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["ours", "alice", "bob", "carol"]);
+        assert_eq!(entries[0].options.numbers, Numbers::Values);
+        assert!(entries[0].options.per_case);
+        assert_eq!(entries[0].options.parts, [Part::Retries]);
+        assert_eq!(entries[0].options.timeout, Duration::from_secs(2));
+        assert_eq!(entries[0].expect, Some(dir.join("ours.expect.toml")));
+        assert_eq!(
+            entries[2].command.as_deref(),
+            Some(
+                format!(
+                    "python3 adapter.py {}",
+                    dir.join("submissions/bob/solution.py").display()
+                )
+                .as_str()
+            )
+        );
+        let json = dir.join("grading.json");
+        std::fs::write(
+            &json,
+            r#"{"implementation": [{"command": "a"}, {"command": "b", "name": "B"}]}"#,
+        )
+        .expect("json");
+        let entries = load(&json, &Options::default()).expect("loads json");
+        assert_eq!(
+            entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
+            ["a", "B"]
+        );
+        std::fs::write(
+            &json,
+            r#"{"implementation": [{"command": "a"}, {"command": "a"}]}"#,
+        )
+        .expect("json");
+        assert!(
+            load(&json, &Options::default())
+                .unwrap_err()
+                .contains("named `a`")
+        );
+        std::fs::write(&manifest, "[[implementation]]\ncomand = \"x\"\n").expect("typo");
+        let e = load(&manifest, &Options::default()).unwrap_err();
+        assert!(e.contains("comand") && e.contains("grading.toml"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn commands_with_a_placeholder_are_made_one_per_file() {
+        let dir = folder();
+        let pattern = format!("{}/submissions/*/solution.py", dir.display());
+        let entries = from_commands(
+            &["python3 adapter.py {path}".to_string(), "./ref".to_string()],
+            Some(&pattern),
+            &Options::default(),
+        )
+        .expect("expands");
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["alice", "bob", "carol", "ref"]);
+        let same = from_commands(
+            &["python3 a/x.py".to_string(), "python3 b/x.py".to_string(), "exit 4".to_string()],
+            None,
+            &Options::default(),
+        )
+        .expect("names");
+        let names: Vec<&str> = same.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["python3 a/x.py", "python3 b/x.py", "exit 4"]);
+        assert!(from_commands(&["x {path}".to_string()], None, &Options::default()).is_err());
+        let none = format!("{}/nowhere/*.py", dir.display());
+        assert!(
+            from_commands(&["x {path}".to_string()], Some(&none), &Options::default()).is_err()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,168 @@
+//! Reports of a run over many implementations: the grade table (implementation × part, in
+//! full and for the brief alone), one line per implementation in the brief's terms, and the same
+//! as JSON lines, one event per implementation.
+
+use super::{Style, Tally, message, verdict_word};
+use crate::case::{Case, Part};
+use crate::compare::Scope;
+use crate::grade::Graded;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+
+/// The human report: one line per implementation, then the grade table, then (verbose) every
+/// failure report by implementation.
+pub fn human(
+    cases: &[Case],
+    graded: &[Graded],
+    style: Style,
+    verbose: bool,
+    seconds: f64,
+) -> String {
+    let mut out = String::new();
+    let width = graded
+        .iter()
+        .map(|g| g.entry.name.chars().count())
+        .max()
+        .unwrap_or(14)
+        .clamp(14, 32);
+    let name = |n: &str| -> String {
+        if n.chars().count() <= width {
+            n.to_string()
+        } else {
+            let kept: String = n.chars().take(width - 1).collect();
+            format!("{kept}…")
+        }
+    };
+    for g in graded {
+        let line = match &g.started {
+            Err(e) => style.red(&format!(
+                "could not start: {}",
+                e.lines().next().unwrap_or("")
+            )),
+            Ok(_) => {
+                let grade = g.grade(cases);
+                let text = grade.in_brief_terms();
+                if grade.all_passed() {
+                    style.green(&text)
+                } else {
+                    text
+                }
+            }
+        };
+        let _ = writeln!(out, "{:<width$}  {line}", name(&g.entry.name));
+    }
+    let _ = writeln!(
+        out,
+        "\n{:<width$}  {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9}",
+        "grade", "Part 1", "Part 2", "Part 3", "brief 1", "brief 2", "brief 3"
+    );
+    for g in graded {
+        let grade = g.grade(cases);
+        let cells: Vec<String> = grade
+            .full
+            .iter()
+            .chain(&grade.brief)
+            .map(|s| {
+                let text = format!("{:>9}", s.show());
+                if s.total > 0 && s.passed < s.total {
+                    style.red(&text)
+                } else {
+                    text
+                }
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:<width$}  {} {} {}   {} {} {}",
+            name(&g.entry.name),
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            cells[5]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<width$}  (Part 1 retries, Part 2 ordering, Part 3 pause: cases passed of those that apply; \
+         brief: the brief's own cases, judged by the brief alone)",
+        ""
+    );
+    if verbose {
+        for g in graded {
+            for (c, v) in cases.iter().zip(g.verdicts(cases, Scope::FULL)) {
+                let text = super::human_case(c, &v, style, false);
+                if !text.is_empty() {
+                    let _ = write!(out, "\n[{}] {text}", g.entry.name);
+                }
+            }
+        }
+    }
+    let passing = graded
+        .iter()
+        .filter(|g| g.started.is_ok() && success(cases, g, false))
+        .count();
+    let dead = graded.iter().filter(|g| g.started.is_err()).count();
+    let verdict = if passing == graded.len() {
+        style.green("PASSED")
+    } else {
+        style.red("FAILED")
+    };
+    let _ = writeln!(
+        out,
+        "\n{verdict}: {} implementations, {passing} pass every case, {} fail some, {dead} could not start \
+         ({} cases each, {seconds:.2} s)",
+        graded.len(),
+        graded.len() - passing - dead,
+        cases.len()
+    );
+    out
+}
+
+/// Whether an implementation passes: every case passed, failed as expected, or did not apply;
+/// with `strict`, no listed case passed either.
+pub fn success(cases: &[Case], g: &Graded, strict: bool) -> bool {
+    let mut t = Tally::default();
+    for v in g.verdicts(cases, Scope::FULL) {
+        t.add(&v);
+    }
+    t.success() && (!strict || t.unexpected_passes == 0)
+}
+
+/// One JSON object per implementation: its name and command, how it started, its grade and
+/// its grade in the brief's terms, and every case's verdict.
+pub fn json_implementation(cases: &[Case], g: &Graded) -> String {
+    let verdicts = g.verdicts(cases, Scope::FULL);
+    let mut tally = Tally::default();
+    verdicts.iter().for_each(|v| tally.add(v));
+    let grade = g.grade(cases);
+    let scores = |scores: &[crate::grade::Score; 3]| -> Value {
+        Part::ALL
+            .iter()
+            .zip(scores)
+            .map(|(p, s)| {
+                (
+                    p.as_str().to_string(),
+                    json!({"passed": s.passed, "total": s.total}),
+                )
+            })
+            .collect::<serde_json::Map<String, Value>>()
+            .into()
+    };
+    json!({
+        "event": "implementation",
+        "name": g.entry.name,
+        "command": g.entry.command,
+        "started": g.started.is_ok(),
+        "describe": g.started.as_ref().map(|s| s.describe.clone()).ok(),
+        "startup_error": g.started.as_ref().err(),
+        "grade": {"full": scores(&grade.full), "brief": scores(&grade.brief)},
+        "brief_terms": grade.in_brief_terms(),
+        "total": tally.to_json(),
+        "cases": cases.iter().zip(&verdicts).map(|(c, v)| json!({
+            "name": c.name(), "verdict": verdict_word(v), "message": message(v),
+        })).collect::<Vec<Value>>(),
+    })
+    .to_string()
+}
