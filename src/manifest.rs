@@ -412,7 +412,11 @@ command = "python3 adapter.py {path}"
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["alice", "bob", "carol", "ref"]);
         let same = from_commands(
-            &["python3 a/x.py".to_string(), "python3 b/x.py".to_string(), "exit 4".to_string()],
+            &[
+                "python3 a/x.py".to_string(),
+                "python3 b/x.py".to_string(),
+                "exit 4".to_string(),
+            ],
             None,
             &Options::default(),
         )
