@@ -227,6 +227,10 @@ fn one(
         seconds,
         Some(&verdicts),
     )?;
+    let mut total = Tally::default();
+    verdicts.iter().for_each(|v| total.add(v));
+    let passed =
+        total.success() && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty()));
     match opts.format {
         Format::Human => {
             for (c, v) in cases.iter().zip(&verdicts) {
@@ -245,7 +249,7 @@ fn one(
             write!(
                 out,
                 "{}",
-                report::human_summary(cases, &verdicts, style, seconds, spelling_steps)
+                report::human_summary(cases, &verdicts, style, seconds, spelling_steps, passed)
             )
             .map_err(io)?;
         }
@@ -256,14 +260,12 @@ fn one(
             writeln!(
                 out,
                 "{}",
-                report::json_summary(cases, &verdicts, seconds, spelling_steps)
+                report::json_summary(cases, &verdicts, seconds, spelling_steps, passed)
             )
             .map_err(io)?;
         }
     }
-    let mut total = Tally::default();
-    verdicts.iter().for_each(|v| total.add(v));
-    Ok(total.success() && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty())))
+    Ok(passed)
 }
 
 /// Many implementations: their grade, in a table and in the brief's terms.

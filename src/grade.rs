@@ -88,6 +88,11 @@ impl Graded {
         let full = self.verdicts(cases, Scope::FULL);
         let brief = self.verdicts(cases, Scope::BRIEF);
         let mut grade = Grade::default();
+        if let Ok(info) = &self.started {
+            for (p, part) in Part::ALL.iter().enumerate() {
+                grade.declared[p] = info.parts.contains(part);
+            }
+        }
         for (i, case) in cases.iter().enumerate() {
             let p = Part::ALL.iter().position(|p| *p == case.part).unwrap_or(0);
             grade.full[p].count(&full[i]);
@@ -143,17 +148,23 @@ pub struct Grade {
     pub brief: [Score; 3],
     /// The brief's own cases that fail, part by part.
     pub brief_failing: [Vec<String>; 3],
+    /// The parts the implementation declares: a part without cases is either not declared
+    /// (not implemented) or left out by the run's filters (not checked).
+    pub declared: [bool; 3],
 }
 
 impl Grade {
     /// The grade in the brief's terms: `Part 1 passed, Part 2 passed, Part 3: 2 of 14 cases
-    /// fail (pause::x, pause::y)`; a part with no case is `not implemented`.
+    /// fail (pause::x, pause::y)`; a part with no case is `not implemented` when the
+    /// implementation does not declare it, `not checked` when the run's filters left it out.
     pub fn in_brief_terms(&self) -> String {
         let parts: Vec<String> = (0..3)
             .map(|p| {
                 let (score, failing) = (self.brief[p], &self.brief_failing[p]);
-                if score.total == 0 {
+                if score.total == 0 && !self.declared[p] {
                     format!("Part {} not implemented", p + 1)
+                } else if score.total == 0 {
+                    format!("Part {} not checked", p + 1)
                 } else if failing.is_empty() {
                     format!("Part {} passed", p + 1)
                 } else {

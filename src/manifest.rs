@@ -187,17 +187,48 @@ pub fn from_commands(
             });
         }
     }
-    // Short names that collide are given back their whole commands.
-    let mut counts = std::collections::BTreeMap::new();
-    for e in &entries {
-        *counts.entry(e.name.clone()).or_insert(0) += 1;
+    // Short names that collide are followed by what tells their commands apart.
+    let mut groups: std::collections::BTreeMap<String, Vec<usize>> = Default::default();
+    for (i, e) in entries.iter().enumerate() {
+        groups.entry(e.name.clone()).or_default().push(i);
     }
-    for e in &mut entries {
-        if counts.get(&e.name).is_some_and(|n| *n > 1)
-            && let Some(command) = &e.command
-            && short_name(command) == e.name
-        {
-            e.name = command.clone();
+    for (short, members) in groups.into_iter().filter(|(_, m)| m.len() > 1) {
+        let words: Vec<Vec<&str>> = members
+            .iter()
+            .map(|&i| {
+                entries[i]
+                    .command
+                    .as_deref()
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .collect()
+            })
+            .collect();
+        let common = (0..)
+            .take_while(|&k| {
+                words[0]
+                    .get(k)
+                    .is_some_and(|w| words.iter().all(|ws| ws.get(k) == Some(w)))
+            })
+            .count();
+        let names: Vec<String> = words
+            .iter()
+            .map(|ws| {
+                let rest = &ws[common.min(ws.len())..];
+                let named = rest.iter().any(|w| {
+                    Path::new(w)
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy() == short)
+                });
+                if named {
+                    rest.join(" ")
+                } else {
+                    format!("{short} {}", rest.join(" "))
+                }
+            })
+            .collect();
+        for (&i, name) in members.iter().zip(names) {
+            entries[i].name = name.trim_end().to_string();
         }
     }
     unique_names(&entries)?;
@@ -320,8 +351,10 @@ mod tests {
         }
     }
 
-    fn folder() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("hookcheck-manifest-{}", std::process::id()));
+    /// A folder of submissions of its own per test: tests run in parallel.
+    fn folder(test: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("hookcheck-manifest-{test}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         for who in ["alice", "bob", "carol"] {
             std::fs::create_dir_all(dir.join("submissions").join(who)).expect("folder");
@@ -334,7 +367,7 @@ mod tests {
 
     #[test]
     fn a_manifest_lists_entries_and_globs_a_folder_of_submissions() {
-        let dir = folder();
+        let dir = folder("manifest");
         let manifest = dir.join("grading.toml");
         std::fs::write(
             &manifest,
@@ -401,7 +434,7 @@ command = "python3 adapter.py {path}"
 
     #[test]
     fn commands_with_a_placeholder_are_made_one_per_file() {
-        let dir = folder();
+        let dir = folder("commands");
         let pattern = format!("{}/submissions/*/solution.py", dir.display());
         let entries = from_commands(
             &["python3 adapter.py {path}".to_string(), "./ref".to_string()],
@@ -422,7 +455,18 @@ command = "python3 adapter.py {path}"
         )
         .expect("names");
         let names: Vec<&str> = same.iter().map(|e| e.name.as_str()).collect();
-        assert_eq!(names, ["python3 a/x.py", "python3 b/x.py", "exit 4"]);
+        assert_eq!(names, ["a/x.py", "b/x.py", "exit 4"]);
+        let faults = from_commands(
+            &[
+                "python3 fake.py hang case-a".to_string(),
+                "python3 fake.py crash case-b".to_string(),
+            ],
+            None,
+            &Options::default(),
+        )
+        .expect("names");
+        let names: Vec<&str> = faults.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["fake.py hang case-a", "fake.py crash case-b"]);
         assert!(from_commands(&["x {path}".to_string()], None, &Options::default()).is_err());
         let none = format!("{}/nowhere/*.py", dir.display());
         assert!(

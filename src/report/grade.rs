@@ -29,8 +29,15 @@ pub fn human(
         if n.chars().count() <= width {
             n.to_string()
         } else {
-            let kept: String = n.chars().take(width - 1).collect();
-            format!("{kept}…")
+            // Both ends: names of one folder share a start, commands differ at the end.
+            let chars: Vec<char> = n.chars().collect();
+            let head = (width - 1) / 2;
+            let tail = width - 1 - head;
+            let (start, end): (String, String) = (
+                chars[..head].iter().collect(),
+                chars[chars.len() - tail..].iter().collect(),
+            );
+            format!("{start}…{end}")
         }
     };
     for g in graded {

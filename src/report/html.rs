@@ -24,7 +24,8 @@ pub fn html(cases: &[Case], graded: &[Graded], title: &str) -> String {
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header><h1>{}</h1>\
-         <p>{} implementation{} × {} cases. Click a cell for its details.</p></header>\n",
+         <p>{} implementation{} × {} cases. Click a cell for its details. \
+         <a href=\"#filters\">Go to the matrix</a>.</p></header>\n",
         esc(title),
         esc(title),
         graded.len(),
@@ -57,7 +58,7 @@ pub fn html(cases: &[Case], graded: &[Graded], title: &str) -> String {
 
 fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
     out.push_str(
-        "<section id=\"grade\"><h2>Grade</h2><table><thead><tr><th>implementation</th>\
+        "<section id=\"grade\"><details open><summary><h2>Grade</h2></summary><table><thead><tr><th>implementation</th>\
          <th>Part 1</th><th>Part 2</th><th>Part 3</th><th>brief 1</th><th>brief 2</th>\
          <th>brief 3</th><th>in the brief's terms</th></tr></thead><tbody>\n",
     );
@@ -83,7 +84,7 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
     out.push_str(
         "</tbody></table><p class=\"note\">Parts: 1 retries, 2 ordering, 3 pause; cases passed \
          of those that apply. <em>brief</em>: the brief's own cases, judged by what the brief \
-         states alone.</p></section>\n",
+         states alone.</p></details></section>\n",
     );
 }
 
@@ -136,7 +137,7 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<V
         let _ = write!(
             out,
             "<th class=\"impl\" data-impl=\"{i}\" data-failing=\"{failing}\" title=\"{}\">\
-             <span class=\"name\">{}</span><span class=\"count\">{failing} failing</span></th>",
+             <span class=\"count\">{failing} failing</span><span class=\"name\">{}</span></th>",
             esc(&g.entry.name),
             esc(&g.entry.name)
         );
@@ -236,7 +237,8 @@ table { border-collapse: collapse; }
 #matrix thead th.case { z-index: 3; }
 #matrix th.impl { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: normal; padding: .3rem 0;
   max-height: 10rem; font-size: 12px; white-space: nowrap; }
-#matrix th.impl .count { color: #b3261e; margin-top: .4rem; font-size: 11px; }
+#matrix th.impl .count { color: #b3261e; margin-bottom: .4rem; font-size: 11px; }
+#matrix th.impl .name { display: inline-block; max-height: 8rem; overflow: hidden; text-overflow: ellipsis; }
 #matrix th.impl[data-failing="0"] .count { color: #19692c; }
 .cell { display: inline-block; width: 18px; height: 18px; min-width: 18px; cursor: pointer; }
 td.cell { display: table-cell; }
@@ -251,6 +253,8 @@ tr.hidden { display: none; }
 #detail dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .8rem; }
 #detail dt { color: #555; } #detail dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
 #detail pre { background: #f6f7f9; padding: .5rem; overflow: auto; font-size: 12px; }
+#d-report:empty { display: none; }
+#grade summary { cursor: pointer; } #grade summary h2 { display: inline; }
 #close { float: right; border: none; background: none; font-size: 1.3rem; cursor: pointer; }
 "#;
 
@@ -324,7 +328,8 @@ const SCRIPT: &str = r#"
     const cell = document.querySelector('td.cell[data-impl="' + i + '"][data-case="' + j + '"]');
     if (cell) {
       select(cell);
-      // Scroll the matrix, not the page, to the cell.
+      // The cell into view within the matrix; the detail panel is fixed, so the page stays
+      // where it is (and headless screenshots of a scrolled page come out blank).
       const box = f('scroll');
       box.scrollTop = cell.offsetTop - box.clientHeight / 2;
       box.scrollLeft = cell.offsetLeft - box.clientWidth / 2;

@@ -38,8 +38,8 @@ fn indent(text: &str) -> String {
         .join("\n")
 }
 
-/// The closing table: one row per part, then the total and a one-line verdict.
-/// The closing table and line; `spelling_steps` is the number of steps left out because their
+/// The closing table: one row per part, then the total and a one-line verdict;
+/// `passed` is the run's verdict (expectations and `--strict` applied); `spelling_steps` is the number of steps left out because their
 /// expectations depend on number spelling, which the implementation does not see.
 pub fn human_summary(
     cases: &[Case],
@@ -47,6 +47,7 @@ pub fn human_summary(
     style: Style,
     seconds: f64,
     spelling_steps: usize,
+    passed: bool,
 ) -> String {
     let (parts, total) = tally_by_part(cases, verdicts);
     let mut out = String::new();
@@ -81,7 +82,7 @@ pub fn human_summary(
     }) {
         let _ = writeln!(out, "\n{} cases not run: {reason}", total.not_run);
     }
-    let verdict = if total.success() {
+    let verdict = if passed {
         style.green("PASSED")
     } else {
         style.red("FAILED")
@@ -101,6 +102,19 @@ pub fn human_summary(
         total.not_applicable,
         cases.len(),
     );
+    if total.expected_failures + total.unexpected_passes > 0 {
+        let _ = writeln!(
+            out,
+            "expectations: {} failed as expected, {} passed though expected to fail{}",
+            total.expected_failures,
+            total.unexpected_passes,
+            if total.unexpected_passes > 0 {
+                " (take them off the list)"
+            } else {
+                ""
+            }
+        );
+    }
     if spelling_steps > 0 {
         let _ = writeln!(
             out,

@@ -28,3 +28,45 @@ pub fn python_impl(file: &str) -> String {
         root().join(file).display()
     )
 }
+
+/// A grader's folder: `submissions/{good,capped}/solution.py` and `grading.toml`, which adds
+/// an implementation that hangs on one ordering case and one that crashes on one pause case.
+/// `capped` is the example with the last wait capped at 240 s instead of 300 s.
+pub fn grader_folder(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hookcheck-grading-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let original =
+        std::fs::read_to_string(root().join("examples/python/dispatcher.py")).unwrap_or_default();
+    let capped = original.replace(
+        "WAITS = [30, 60, 120, 240, 300]",
+        "WAITS = [30, 60, 120, 240, 240]",
+    );
+    assert_ne!(capped, original, "the bug is planted");
+    for (who, source) in [("good", &original), ("capped", &capped)] {
+        let folder = dir.join("submissions").join(who);
+        std::fs::create_dir_all(&folder).expect("folder");
+        std::fs::write(folder.join("solution.py"), source).expect("solution");
+    }
+    let adapter = root().join("harness/adapters/python/hookcheck_adapter.py");
+    let fake = root().join("tests/fakes/fake_impl.py");
+    let manifest = format!(
+        r#"
+[[implementation]]
+glob = "submissions/*/solution.py"
+command = "python3 {adapter} {{path}}"
+
+[[implementation]]
+name = "hangs"
+command = "python3 {fake} hang ordering-brief-example"
+timeout = 1
+
+[[implementation]]
+name = "crashes"
+command = "python3 {fake} crash pause-brief-example"
+"#,
+        adapter = adapter.display(),
+        fake = fake.display()
+    );
+    std::fs::write(dir.join("grading.toml"), manifest).expect("manifest");
+    dir
+}
