@@ -29,10 +29,12 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
         input: InputFormat,
     },
-    /// Check an implementation against every case (the built-in reference by default).
+    /// Check an implementation against every case (the built-in reference by default), or grade
+    /// many at once (--impl repeated, --each, --manifest).
     ///
-    /// Exit status: 0 when every selected case passes, 1 when any fails, errors or is not run,
-    /// 2 for usage or configuration errors.
+    /// Exit status: 0 when every selected case passes on every implementation (failures listed
+    /// by --expect allowed), 1 when any fails, errors or is not run (or, with --strict, a listed
+    /// case passes), 2 for usage or configuration errors.
     Check(Box<CheckArgs>),
     /// Differential fuzzing: random operation sequences on the implementation and on the
     /// reference; the first mismatch is shrunk and printed as a case file.
@@ -187,7 +189,7 @@ pub struct CheckArgs {
     /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
-    /// Also list passed and skipped cases.
+    /// Also list passed and skipped cases; with many implementations, every failure report
     #[arg(long, short)]
     pub verbose: bool,
 }
