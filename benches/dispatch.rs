@@ -12,44 +12,13 @@
 //! those enqueued early in the outage die) and then disabled and re-enabled with replay, 2% paused
 //! for two hours by their owner and resumed without replay.
 
+mod common;
+
 use hookcheck::dispatcher::{Dispatcher, Outcomes};
 use hookcheck::prng::Prng;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
-
-/// Counts live heap bytes for the whole run. Its two atomic updates per allocation are inside
-/// every timing below, which makes the figures slightly pessimistic, never flattering.
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call forwards to the system allocator unchanged; only byte counts are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
-        PEAK.fetch_max(now, Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            let now = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
-            PEAK.fetch_max(now, Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
 
 const ENDPOINTS: u32 = 10_000;
 const DAY: i64 = 86_400;
@@ -244,8 +213,7 @@ fn measure(events: u64) -> Measured {
         d.register(&endpoint, "https://example.invalid/hook")
             .expect("fresh endpoint");
     }
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
+    let base = common::reset_peak();
     let (mut operations, mut attempts) = (0u64, 0u64);
     let (mut busy, mut busy_calls, mut idle, mut idle_calls) = (0.0, 0u32, 0.0, 0u32);
     let start = Instant::now();
@@ -293,7 +261,7 @@ fn measure(events: u64) -> Measured {
     let seconds = start.elapsed().as_secs_f64();
     let attempt_seconds = busy - f64::from(busy_calls) * idle / f64::from(idle_calls.max(1));
     // Generator buffers still live are a few hundred bytes; the peak is the dispatcher's.
-    let peak_bytes = PEAK.load(Relaxed).saturating_sub(base);
+    let peak_bytes = common::peak_since(base);
     Measured {
         events,
         operations,

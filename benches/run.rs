@@ -18,44 +18,15 @@
 //! enqueue, 1.1 process calls, 0.25 status queries, 0.07 disables and 0.05 enables (replay half of
 //! the time); statuses mostly 2xx, some retried and some dead.
 
+mod common;
+
 use hookcheck::prng::Prng;
 use serde::de::IgnoredAny;
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Write as _;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
-        PEAK.fetch_max(live, Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            let live = LIVE.fetch_add(new_size - layout.size(), Relaxed) + new_size - layout.size();
-            PEAK.fetch_max(live, Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 const ENDPOINTS: u64 = 2_000;
 
@@ -207,11 +178,10 @@ fn floor(path: &Path) -> (f64, f64) {
 /// Peak live heap bytes of the same run done in process.
 fn heap(path: &Path) -> usize {
     let f = BufReader::new(std::fs::File::open(path).expect("open"));
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
+    let base = common::reset_peak();
     hookcheck::input::run_stream(f, &mut std::io::sink(), hookcheck::input::Format::Auto)
         .expect("runs");
-    PEAK.load(Relaxed) - base
+    common::peak_since(base)
 }
 
 fn main() {

@@ -4,28 +4,14 @@
 
 mod common;
 
-use common::root;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use common::{hookcheck, root, text};
+use std::path::PathBuf;
 
 fn empty_folder(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hookcheck-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temp folder");
     dir
-}
-
-fn hookcheck(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookcheck"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("hookcheck runs")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
 }
 
 const LOCAL_CASE: &str = r#"part: retries

@@ -5,19 +5,13 @@ mod common;
 
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use common::text;
+
+/// hookcheck run in this package's folder.
 fn hookcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookcheck"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("hookcheck runs")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+    common::hookcheck(common::root(), args)
 }
 
 #[test]

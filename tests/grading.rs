@@ -5,40 +5,22 @@
 
 mod common;
 
-use common::{grader_folder, root};
+use common::{grader_folder, hookcheck, root, text};
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn hookcheck(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookcheck"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("hookcheck runs")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
-}
-
-/// The JSON event of each implementation, by name.
-fn implementations(o: &Output) -> Vec<(String, Value)> {
+/// The JSON events of a `--format json` run, in order.
+fn events(o: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&o.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["event"] == "implementation")
-        .map(|v| (v["name"].as_str().unwrap_or_default().to_string(), v))
         .collect()
 }
 
-/// The cases of an implementation whose verdict is not `passed`, with their verdict.
-fn not_passed(v: &Value) -> Vec<(String, String)> {
-    v["cases"]
-        .as_array()
+/// `(name, verdict)` of an event's case list, or of the case events, that did not pass.
+fn not_passed_in(cases: impl IntoIterator<Item = Value>) -> Vec<(String, String)> {
+    cases
         .into_iter()
-        .flatten()
         .filter(|c| c["verdict"] != "passed")
         .map(|c| {
             (
@@ -47,6 +29,27 @@ fn not_passed(v: &Value) -> Vec<(String, String)> {
             )
         })
         .collect()
+}
+
+/// The manifest of `grader_folder` run with `--format json`: its folder, the output, and the
+/// JSON event of each implementation by name.
+fn grade_folder(test: &str) -> (std::path::PathBuf, Output, Vec<(String, Value)>) {
+    let dir = grader_folder(test);
+    let out = hookcheck(
+        &dir,
+        &["check", "--manifest", "grading.toml", "--format", "json"],
+    );
+    let found = events(&out)
+        .into_iter()
+        .filter(|v| v["event"] == "implementation")
+        .map(|v| (v["name"].as_str().unwrap_or_default().to_string(), v))
+        .collect();
+    (dir, out, found)
+}
+
+/// The cases of an implementation whose verdict is not `passed`, with their verdict.
+fn not_passed(v: &Value) -> Vec<(String, String)> {
+    not_passed_in(v["cases"].as_array().cloned().unwrap_or_default())
 }
 
 fn score(v: &Value, scope: &str, part: &str) -> (u64, u64) {
@@ -59,13 +62,8 @@ fn score(v: &Value, scope: &str, part: &str) -> (u64, u64) {
 
 #[test]
 fn a_manifest_grades_each_implementation_and_survives_the_faulty_ones() {
-    let dir = grader_folder("manifest");
-    let out = hookcheck(
-        &dir,
-        &["check", "--manifest", "grading.toml", "--format", "json"],
-    );
+    let (dir, out, found) = grade_folder("manifest");
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let found = implementations(&out);
     let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["capped", "good", "hangs", "crashes"]);
     let by = |name: &str| &found.iter().find(|(n, _)| n == name).expect("graded").1;
@@ -147,12 +145,7 @@ fn a_manifest_grades_each_implementation_and_survives_the_faulty_ones() {
 /// The grade of one implementation in a run of many is its grade checked alone.
 #[test]
 fn a_grade_among_many_is_the_grade_alone() {
-    let dir = grader_folder("alone");
-    let many = hookcheck(
-        &dir,
-        &["check", "--manifest", "grading.toml", "--format", "json"],
-    );
-    let found = implementations(&many);
+    let (dir, _, found) = grade_folder("alone");
     let capped = &found.iter().find(|(n, _)| n == "capped").expect("graded").1;
     let adapter = root().join("harness/adapters/python/hookcheck_adapter.py");
     let alone = hookcheck(
@@ -169,17 +162,7 @@ fn a_grade_among_many_is_the_grade_alone() {
         ],
     );
     assert_eq!(alone.status.code(), Some(1));
-    let failing_alone: Vec<(String, String)> = String::from_utf8_lossy(&alone.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["event"] == "case" && v["verdict"] != "passed")
-        .map(|v| {
-            (
-                v["name"].as_str().unwrap_or_default().to_string(),
-                v["verdict"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
+    let failing_alone = not_passed_in(events(&alone).into_iter().filter(|v| v["event"] == "case"));
     assert!(!failing_alone.is_empty());
     assert_eq!(not_passed(capped), failing_alone);
     let _ = std::fs::remove_dir_all(&dir);
@@ -325,10 +308,7 @@ fn expectations_pass_known_failures_report_passes_and_fail_new_failures() {
         ],
     );
     assert_eq!(json.status.code(), Some(0), "{}", text(&json));
-    let verdicts: Vec<Value> = String::from_utf8_lossy(&json.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .collect();
+    let verdicts = events(&json);
     let expected_failures = verdicts
         .iter()
         .filter(|v| v["event"] == "case" && v["verdict"] == "expected_failure")

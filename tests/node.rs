@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::root;
+use common::{root, text};
 use std::process::{Command, Output};
 
 fn check(solution: &std::path::Path, extra: &[&str]) -> Output {
@@ -25,10 +25,6 @@ fn check(solution: &std::path::Path, extra: &[&str]) -> Output {
         .current_dir(root())
         .output()
         .expect("hookcheck runs")
-}
-
-fn text(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
 }
 
 fn spelling_steps() -> usize {

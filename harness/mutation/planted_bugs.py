@@ -115,9 +115,9 @@ BUGS = {
 }
 
 
-def fuzz_finds(root, command, seconds):
-    """Seconds `hookcheck fuzz --brief` took to find a mismatch, or None."""
-    binary = os.path.join(root, "target", "release", "hookcheck")
+def fuzz_finds(root, binary, command, seconds):
+    """Seconds `hookcheck fuzz --brief` took to find a mismatch, or None. Shared with
+    python_bugs.py."""
     run = subprocess.run(
         [binary, "fuzz", "--brief", "--seed", "1", "--findings", "1", "--time", str(seconds),
          "--shrink-time", "1", "--impl", command],
@@ -167,7 +167,8 @@ def main():
             line = f"{name}: {len(failed)} cases fail" + (f" ({', '.join(failed[:4])}{', ...' if len(failed) > 4 else ''})" if failed else "")
             if args.fuzz:
                 served = os.path.join(target, "debug", "hookcheck") + " serve"
-                took = fuzz_finds(root, served, args.fuzz)
+                took = fuzz_finds(root, os.path.join(root, "target", "release", "hookcheck"),
+                                  served, args.fuzz)
                 fuzz_found += took is not None
                 line += f"; fuzz --brief: {'found in %.1f s' % took if took is not None else 'not found'}"
             print(line, flush=True)

@@ -9,10 +9,11 @@ many seconds, and the time to the first finding is reported.
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
+
+from planted_bugs import fuzz_finds  # same folder: on the path when run as a script
 
 SOURCE = "examples/python/dispatcher.py"
 
@@ -176,17 +177,6 @@ BUGS = {
          "return [e.id for e in self.dead_letters]"),
     ],
 }
-
-
-def fuzz_finds(root, binary, command, seconds):
-    """Seconds `hookcheck fuzz --brief` took to find a mismatch, or None."""
-    run = subprocess.run(
-        [binary, "fuzz", "--brief", "--seed", "1", "--findings", "1", "--time", str(seconds),
-         "--shrink-time", "1", "--impl", command],
-        cwd=root, capture_output=True, text=True,
-    )
-    found = re.search(r"^(?:MISMATCH|ERROR): .*?\(([0-9.]+) s, seed", run.stdout, re.M)
-    return float(found.group(1)) if found else None
 
 
 def main():

@@ -5,7 +5,7 @@
 //! the script adds the filters and the details, and selects the cell named in the address
 //! (`#cell=<implementation>|<case>`), so a link can point at one failure.
 
-use super::{message, verdict_word};
+use super::{escape_markup as esc, message, verdict_word};
 use crate::case::Case;
 use crate::compare::{Scope, compare};
 use crate::grade::Graded;
@@ -203,21 +203,6 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
         }
     }
     Value::Object(map)
-}
-
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 const STYLE: &str = r#"

@@ -1,6 +1,6 @@
 //! JUnit XML, for CI systems: a test suite per case folder, a test case per case.
 
-use super::{Tally, tally_by_part, verdict_word};
+use super::{Tally, escape_markup as xml, tally_by_part, verdict_word};
 use crate::case::Case;
 use crate::runner::Verdict;
 use std::fmt::Write as _;
@@ -109,22 +109,4 @@ fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict
             let _ = writeln!(out, ">{b}</testcase>");
         }
     }
-}
-
-fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Control characters other than tab and newlines are not allowed in XML 1.0.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
-            '\u{1b}' => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -149,3 +149,21 @@ impl Style {
             + "\n"
     }
 }
+
+/// Text made safe for XML and HTML, in content and in quoted attributes. Control characters
+/// other than tab and newlines, which XML 1.0 does not allow, become U+FFFD.
+fn escape_markup(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}

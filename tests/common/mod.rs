@@ -6,6 +6,7 @@
 use hookcheck::case::Case;
 use hookcheck::corpus::Corpus;
 use std::path::Path;
+use std::process::{Command, Output};
 
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -69,4 +70,19 @@ command = "python3 {fake} crash pause-brief-example"
     );
     std::fs::write(dir.join("grading.toml"), manifest).expect("manifest");
     dir
+}
+
+/// Runs the hookcheck binary in `dir`, colour off.
+pub fn hookcheck(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("hookcheck runs")
+}
+
+/// What a process wrote, stdout then stderr.
+pub fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
 }
