@@ -10,6 +10,7 @@ use crate::grade::{Graded, run_all, start};
 use crate::manifest::Entry;
 use crate::report::{self, Style, Tally};
 use crate::runner::{Selection, Verdict};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -32,7 +33,7 @@ pub struct CheckOptions {
     pub html: Option<PathBuf>,
     /// Known failures of the one implementation checked (`--expect`).
     pub expect: Option<PathBuf>,
-    /// An unexpected pass, or an expected case that is not in the run, fails the run.
+    /// An unexpected pass, or a listed case the corpus does not have, fails the run.
     pub strict: bool,
     /// Writes the current failures as a starting expectations file.
     pub write_expectations: Option<PathBuf>,
@@ -51,7 +52,7 @@ fn io(e: std::io::Error) -> ConfigError {
 /// Runs the check and writes its report; `Ok(true)` when every implementation passed (failures
 /// it is expected to have allowed).
 pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
-    let cases = select(opts)?;
+    let (cases, known) = select(opts)?;
     let mut entries = opts.entries.clone();
     if entries.is_empty() {
         entries.push(Entry::reference());
@@ -74,21 +75,41 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         })
         .collect::<Result<Vec<_>, String>>()
         .map_err(ConfigError)?;
+    // Listed cases the corpus does not have: warned of, and with --strict they fail the run.
+    let unknown: Vec<Vec<String>> = expectations
+        .iter()
+        .map(|e| {
+            e.as_ref().map_or_else(Vec::new, |e| {
+                e.unknown(&known).into_iter().map(str::to_string).collect()
+            })
+        })
+        .collect();
     let started_at = Instant::now();
     // A reader that stopped early (`| head`) does not change the verdict.
     let out = &mut Lenient(out);
     if entries.len() == 1 {
-        one(
+        let expected = Expected {
+            expectations: expectations.into_iter().next().flatten(),
+            unknown: unknown.into_iter().next().unwrap_or_default(),
+        };
+        one(opts, entries.remove(0), expected, &cases, started_at, out)
+    } else {
+        many(
             opts,
-            entries.remove(0),
-            expectations.into_iter().next().flatten(),
+            entries,
+            expectations,
+            unknown,
             &cases,
             started_at,
             out,
         )
-    } else {
-        many(opts, entries, expectations, &cases, started_at, out)
     }
+}
+
+/// One implementation's expectations, and the cases they list that the corpus does not have.
+struct Expected {
+    expectations: Option<Expectations>,
+    unknown: Vec<String>,
 }
 
 /// Output whose reader may go away: writes after a broken pipe are dropped, not errors.
@@ -110,8 +131,9 @@ impl<W: Write> Write for Lenient<'_, W> {
     }
 }
 
-/// The corpus, checked for ids used twice, then the cases the filters select.
-fn select(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
+/// The corpus, checked for ids used twice, then the cases the filters select, and the names of
+/// all its cases.
+fn select(opts: &CheckOptions) -> Result<(Vec<Case>, BTreeSet<String>), ConfigError> {
     let corpus = Corpus::gather(&opts.cases);
     if !corpus.errors.is_empty() {
         let errors: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
@@ -121,7 +143,7 @@ fn select(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
         )));
     }
     // Reports name cases by id: a local case may not take a built-in case's id.
-    let mut seen = std::collections::BTreeMap::new();
+    let mut seen = BTreeMap::new();
     for c in &corpus.cases {
         if let Some(first) = seen.insert(c.id.as_str(), c) {
             return Err(ConfigError(format!(
@@ -134,6 +156,7 @@ fn select(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
             )));
         }
     }
+    let known = corpus.cases.iter().map(Case::name).collect();
     let cases: Vec<Case> = corpus
         .cases
         .into_iter()
@@ -145,7 +168,7 @@ fn select(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
             opts.cases.describe()
         )));
     }
-    Ok(cases)
+    Ok((cases, known))
 }
 
 /// One implementation: a failure report per case and a table per part. One that cannot start
@@ -153,7 +176,7 @@ fn select(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
 fn one(
     opts: &CheckOptions,
     entry: Entry,
-    expectations: Option<Expectations>,
+    expected: Expected,
     cases: &[Case],
     started_at: Instant,
     out: &mut impl Write,
@@ -205,10 +228,10 @@ fn one(
         let raw = g.verdicts(cases, scope);
         write_new(path, &Expectations::from_failures(cases, &raw).to_toml())?;
     }
-    let unknown: Vec<String> = expectations
-        .as_ref()
-        .map(|e| e.unknown(cases).into_iter().map(str::to_string).collect())
-        .unwrap_or_default();
+    let Expected {
+        expectations,
+        unknown,
+    } = expected;
     g.expectations = expectations;
     let verdicts = g.verdicts(cases, scope);
     let spelling_steps = if numbers == Numbers::Values {
@@ -241,7 +264,7 @@ fn one(
                     out,
                     "{}",
                     style.warn(&format!(
-                        "warning: the expectations list `{name}`, which is not in this run"
+                        "warning: the expectations list `{name}`, which is not a case (renamed or retired?)"
                     ))
                 )
                 .map_err(io)?;
@@ -273,6 +296,7 @@ fn many(
     opts: &CheckOptions,
     entries: Vec<Entry>,
     expectations: Vec<Option<Expectations>>,
+    unknown: Vec<Vec<String>>,
     cases: &[Case],
     started_at: Instant,
     out: &mut impl Write,
@@ -304,29 +328,45 @@ fn many(
     }
     let seconds = started_at.elapsed().as_secs_f64();
     write_files(opts, cases, &graded, seconds, None)?;
+    let passed: Vec<bool> = graded
+        .iter()
+        .zip(&unknown)
+        .map(|(g, unknown)| {
+            g.started.is_ok()
+                && report::implementation_success(cases, g, opts.strict)
+                && (!opts.strict || unknown.is_empty())
+        })
+        .collect();
+    let passing = passed.iter().filter(|p| **p).count();
     match opts.format {
-        Format::Human => write!(
-            out,
-            "{}",
-            report::grade_human(cases, &graded, style, opts.verbose, seconds)
-        )
-        .map_err(io)?,
+        Format::Human => {
+            for (g, names) in graded.iter().zip(&unknown) {
+                for name in names {
+                    let warning = format!(
+                        "warning: {}'s expectations list `{name}`, which is not a case \
+                         (renamed or retired?)",
+                        g.entry.name
+                    );
+                    writeln!(out, "{}", style.warn(&warning)).map_err(io)?;
+                }
+            }
+            write!(
+                out,
+                "{}",
+                report::grade_human(cases, &graded, &passed, style, opts.verbose, seconds)
+            )
+            .map_err(io)?
+        }
         Format::Json => {
             for g in &graded {
                 writeln!(out, "{}", report::json_implementation(cases, g)).map_err(io)?;
             }
-            let passing = graded
-                .iter()
-                .filter(|g| report::implementation_success(cases, g, opts.strict))
-                .count();
             let summary = serde_json::json!({"event": "summary", "implementations": count,
                 "passing": passing, "success": passing == count, "seconds": seconds});
             writeln!(out, "{summary}").map_err(io)?;
         }
     }
-    Ok(graded
-        .iter()
-        .all(|g| g.started.is_ok() && report::implementation_success(cases, g, opts.strict)))
+    Ok(passing == count)
 }
 
 /// The report files asked for: JUnit, markdown, HTML. `verdicts` are the one implementation's,

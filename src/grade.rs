@@ -226,34 +226,25 @@ impl Slot {
     }
 
     fn keep(&self, s: Started) {
-        let info = StartedInfo {
-            describe: s.describe,
-            parts: s.parts,
-            numbers: s.numbers,
-        };
+        let _ = self.started.set(Ok(self.hold(s)));
+    }
+
+    /// Holds the processes of a started implementation; returns what is kept of it after.
+    fn hold(&self, s: Started) -> StartedInfo {
         if let Ok(mut live) = self.live.lock() {
             *live = Some(s.implementation);
         }
-        let _ = self.started.set(Ok(info));
+        StartedInfo {
+            describe: s.describe,
+            parts: s.parts,
+            numbers: s.numbers,
+        }
     }
 
     /// The implementation, started on first use; `Err` when it cannot start.
     fn implementation(&self) -> Result<Shared, String> {
         self.started
-            .get_or_init(|| match start(&self.entry) {
-                Ok(s) => {
-                    let info = StartedInfo {
-                        describe: s.describe,
-                        parts: s.parts,
-                        numbers: s.numbers,
-                    };
-                    if let Ok(mut live) = self.live.lock() {
-                        *live = Some(s.implementation);
-                    }
-                    Ok(info)
-                }
-                Err(e) => Err(e),
-            })
+            .get_or_init(|| start(&self.entry).map(|s| self.hold(s)))
             .clone()?;
         self.live
             .lock()

@@ -330,6 +330,52 @@ fn expectations_pass_known_failures_report_passes_and_fail_new_failures() {
     );
     assert!(!xml.contains("<failure"), "{xml}");
 
+    // A run of one part: the listed cases of other parts are left out, not unknown.
+    let part = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            &capped,
+            "--expect",
+            "known.toml",
+            "--strict",
+            "--part",
+            "ordering",
+        ],
+    );
+    assert_eq!(part.status.code(), Some(0), "{}", text(&part));
+    // A listed case the corpus does not have (renamed, retired): a warning, and with --strict
+    // a failed run.
+    std::fs::write(
+        dir.join("stale.toml"),
+        format!("{known}\n[[failure]]\ncase = \"retries::gone\"\nticket = \"T-1\"\n"),
+    )
+    .expect("write");
+    let stale = hookcheck(
+        &dir,
+        &["check", "--impl", &capped, "--expect", "stale.toml"],
+    );
+    assert_eq!(stale.status.code(), Some(0), "{}", text(&stale));
+    assert!(
+        text(&stale)
+            .contains("warning: the expectations list `retries::gone`, which is not a case"),
+        "{}",
+        text(&stale)
+    );
+    let stale = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            &capped,
+            "--expect",
+            "stale.toml",
+            "--strict",
+        ],
+    );
+    assert_eq!(stale.status.code(), Some(1), "{}", text(&stale));
+
     // A malformed list is a configuration error, not a pass.
     std::fs::write(dir.join("bad.toml"), "[[failure]]\nreason = \"no case\"\n").expect("write");
     let bad = hookcheck(&dir, &["check", "--impl", &capped, "--expect", "bad.toml"]);

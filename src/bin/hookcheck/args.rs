@@ -168,7 +168,7 @@ pub struct CheckArgs {
     /// a listed case that passes is reported.
     #[arg(long, value_name = "FILE")]
     pub expect: Option<PathBuf>,
-    /// With --expect: a listed case that passes, or one not in the run, fails the run.
+    /// With --expect: a listed case that passes, or one the corpus does not have (renamed, retired), fails the run.
     #[arg(long)]
     pub strict: bool,
     /// Write the cases that fail now as a starting expectations file (never overwrites).
