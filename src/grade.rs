@@ -82,6 +82,14 @@ impl Graded {
         }
     }
 
+    /// Its line in the brief's terms, or why it could not start.
+    pub fn verdict_line(&self, grade: &Grade) -> String {
+        match &self.started {
+            Ok(_) => grade.in_brief_terms(),
+            Err(e) => format!("could not start: {}", e.lines().next().unwrap_or("")),
+        }
+    }
+
     /// Part by part, how many cases passed of those that apply, in full and for the brief's own
     /// cases judged by the brief alone.
     pub fn grade(&self, cases: &[Case]) -> Grade {

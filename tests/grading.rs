@@ -206,32 +206,21 @@ fn expectations_pass_known_failures_report_passes_and_fail_new_failures() {
     let dir = grader_folder("expect");
     let capped = submission("capped");
     // A starting file from the current failures; the failures still fail this run.
-    let wrote = hookcheck(
-        &dir,
-        &[
-            "check",
-            "--impl",
-            &capped,
-            "--write-expectations",
-            "known.toml",
-        ],
-    );
+    let write = [
+        "check",
+        "--impl",
+        &capped,
+        "--write-expectations",
+        "known.toml",
+    ];
+    let wrote = hookcheck(&dir, &write);
     assert_eq!(wrote.status.code(), Some(1), "{}", text(&wrote));
     let known = std::fs::read_to_string(dir.join("known.toml")).unwrap_or_default();
     assert!(known.contains("case = \"retries::schedule-full-run-dies-on-sixth\""));
     let listed = known.matches("[[failure]]").count();
     assert!(listed > 0);
     // It is never overwritten.
-    let again = hookcheck(
-        &dir,
-        &[
-            "check",
-            "--impl",
-            &capped,
-            "--write-expectations",
-            "known.toml",
-        ],
-    );
+    let again = hookcheck(&dir, &write);
     assert_eq!(again.status.code(), Some(2), "{}", text(&again));
 
     // Expected failures: the run passes and says so.

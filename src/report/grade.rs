@@ -5,7 +5,7 @@
 use super::{Style, Tally, message, verdict_word};
 use crate::case::{Case, Part};
 use crate::compare::Scope;
-use crate::grade::Graded;
+use crate::grade::{Grade, Graded};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -42,21 +42,15 @@ pub fn human(
             format!("{start}…{end}")
         }
     };
-    for g in graded {
-        let line = match &g.started {
-            Err(e) => style.red(&format!(
-                "could not start: {}",
-                e.lines().next().unwrap_or("")
-            )),
-            Ok(_) => {
-                let grade = g.grade(cases);
-                let text = grade.in_brief_terms();
-                if grade.all_passed() {
-                    style.green(&text)
-                } else {
-                    text
-                }
-            }
+    let grades: Vec<Grade> = graded.iter().map(|g| g.grade(cases)).collect();
+    for (g, grade) in graded.iter().zip(&grades) {
+        let text = g.verdict_line(grade);
+        let line = if g.started.is_err() {
+            style.red(&text)
+        } else if grade.all_passed() {
+            style.green(&text)
+        } else {
+            text
         };
         let _ = writeln!(out, "{:<width$}  {line}", name(&g.entry.name));
     }
@@ -65,8 +59,7 @@ pub fn human(
         "\n{:<width$}  {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9}",
         "grade", "Part 1", "Part 2", "Part 3", "brief 1", "brief 2", "brief 3"
     );
-    for g in graded {
-        let grade = g.grade(cases);
+    for (g, grade) in graded.iter().zip(&grades) {
         let cells: Vec<String> = grade
             .full
             .iter()

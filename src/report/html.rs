@@ -64,10 +64,7 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
     );
     for g in graded {
         let grade = g.grade(cases);
-        let terms = match &g.started {
-            Ok(_) => grade.in_brief_terms(),
-            Err(e) => format!("could not start: {}", e.lines().next().unwrap_or("")),
-        };
+        let terms = g.verdict_line(&grade);
         let _ = write!(out, "<tr><th>{}</th>", esc(&g.entry.name));
         for s in grade.full.iter().chain(&grade.brief) {
             let class = if s.total == 0 {

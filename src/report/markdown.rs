@@ -41,10 +41,7 @@ pub fn markdown(cases: &[Case], graded: &[Graded]) -> String {
     );
     for g in graded {
         let grade = g.grade(cases);
-        let terms = match &g.started {
-            Ok(_) => grade.in_brief_terms(),
-            Err(e) => format!("could not start: {}", e.lines().next().unwrap_or("")),
-        };
+        let terms = g.verdict_line(&grade);
         let scores: Vec<String> = grade
             .full
             .iter()
