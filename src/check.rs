@@ -35,6 +35,8 @@ pub struct CheckOptions {
     pub expect: Option<PathBuf>,
     /// An unexpected pass, or a listed case the corpus does not have, fails the run.
     pub strict: bool,
+    /// Cases the implementation skips (in parts it declares) do not fail the run.
+    pub allow_skips: bool,
     /// Writes the current failures as a starting expectations file.
     pub write_expectations: Option<PathBuf>,
     pub color: bool,
@@ -252,8 +254,9 @@ fn one(
     )?;
     let mut total = Tally::default();
     verdicts.iter().for_each(|v| total.add(v));
-    let passed =
-        total.success() && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty()));
+    let passed = total.success(opts.allow_skips)
+        && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty()));
+    let slow = g.slow.iter().filter(|s| **s).count();
     match opts.format {
         Format::Human => {
             for (c, v) in cases.iter().zip(&verdicts) {
@@ -275,10 +278,16 @@ fn one(
                 report::human_summary(cases, &verdicts, style, seconds, spelling_steps, passed)
             )
             .map_err(io)?;
+            if slow > 0 {
+                writeln!(out, "{}", slow_note(slow)).map_err(io)?;
+            }
+            if let Some(why) = total.why_not_passed(opts.allow_skips) {
+                writeln!(out, "{}", style.warn(&format!("not passed: {why}"))).map_err(io)?;
+            }
         }
         Format::Json => {
-            for (c, v) in cases.iter().zip(&verdicts) {
-                writeln!(out, "{}", report::json_case(c, v)).map_err(io)?;
+            for ((c, v), slow) in cases.iter().zip(&verdicts).zip(&g.slow) {
+                writeln!(out, "{}", report::json_case(c, v, *slow)).map_err(io)?;
             }
             writeln!(
                 out,
@@ -289,6 +298,16 @@ fn one(
         }
     }
     Ok(passed)
+}
+
+/// What a pass after a timeout means, for the closing lines.
+fn slow_note(slow: usize) -> String {
+    format!(
+        "{slow} of the passes {} slow: {} timed out with the others and passed when run again \
+         alone (the machine was busy, or the implementation is close to --timeout)",
+        if slow == 1 { "was" } else { "were" },
+        if slow == 1 { "it" } else { "they" }
+    )
 }
 
 /// Many implementations: their grade, in a table and in the brief's terms.
@@ -333,7 +352,7 @@ fn many(
         .zip(&unknown)
         .map(|(g, unknown)| {
             g.started.is_ok()
-                && report::implementation_success(cases, g, opts.strict)
+                && report::implementation_success(cases, g, opts.strict, opts.allow_skips)
                 && (!opts.strict || unknown.is_empty())
         })
         .collect();
@@ -355,7 +374,13 @@ fn many(
                 "{}",
                 report::grade_human(cases, &graded, &passed, style, opts.verbose, seconds)
             )
-            .map_err(io)?
+            .map_err(io)?;
+            for g in &graded {
+                let slow = g.slow.iter().filter(|s| **s).count();
+                if slow > 0 {
+                    writeln!(out, "{}: {}", g.entry.name, slow_note(slow)).map_err(io)?;
+                }
+            }
         }
         Format::Json => {
             for g in &graded {

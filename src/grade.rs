@@ -49,6 +49,8 @@ pub struct Graded {
     pub started: Result<StartedInfo, String>,
     /// What each case gave, in the order of the cases.
     pub ran: Vec<Ran>,
+    /// The cases that timed out and then passed when run again alone: passes, counted apart.
+    pub slow: Vec<bool>,
     /// Its expectations (known failures), if it has some.
     pub expectations: Option<Expectations>,
 }
@@ -139,9 +141,10 @@ impl Score {
     }
 }
 
-/// Whether a verdict counts for the grade: the case ran or should have.
+/// Whether a verdict counts for the grade: the case ran or should have. A case the
+/// implementation skipped in a part it declares counts, as not passed.
 fn applies(v: &Verdict) -> bool {
-    !matches!(v, Verdict::NotApplicable | Verdict::Skipped(_))
+    !matches!(v, Verdict::NotApplicable)
 }
 
 /// A pass for the grade: a case that passes (an expected failure still fails the brief).
@@ -203,9 +206,9 @@ impl Grade {
         line
     }
 
-    /// Whether every case of every declared part passed, in full.
+    /// Whether every case of every declared part passed, in full, and there was one at least.
     pub fn all_passed(&self) -> bool {
-        self.full.iter().all(|s| s.passed == s.total)
+        self.full.iter().all(|s| s.passed == s.total) && self.full.iter().any(|s| s.total > 0)
     }
 }
 
@@ -261,24 +264,82 @@ impl Slot {
             .ok_or_else(|| "the implementation was stopped".to_string())
     }
 
-    /// Records a case's result; after its last case the implementation's processes stop.
-    fn done(&self, case: usize, ran: Ran) {
+    /// Runs one case: not applicable for a part not declared, unless the part is required.
+    fn run(&self, case: &Case) -> Ran {
+        let implementation = match self.implementation() {
+            Ok(implementation) => implementation,
+            Err(e) => return Ran::Failed(Failure::NotRun(e)),
+        };
+        let required = &self.entry.options.require_parts;
+        if required.contains(&case.part) && !implementation.parts().contains(&case.part) {
+            return Ran::Failed(Failure::NotRun(format!(
+                "part `{}` is required (--require-parts) and the implementation does not \
+                 declare it",
+                case.part.as_str()
+            )));
+        }
+        run(implementation.as_ref(), case)
+    }
+
+    fn record(&self, case: usize, ran: Ran) {
         if let Ok(mut all) = self.ran.lock()
             && let Some(slot) = all.get_mut(case)
         {
             *slot = Some(ran);
         }
-        if self.remaining.fetch_sub(1, Ordering::SeqCst) == 1
-            && let Ok(mut live) = self.live.lock()
-        {
-            live.take();
+    }
+
+    /// Records a case's result; after its last case the implementation's processes stop.
+    fn done(&self, cases: &[Case], case: usize, ran: Ran) {
+        self.record(case, ran);
+        if self.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let live = self.live.lock().ok().and_then(|mut l| l.take());
+            if let Some(implementation) = live {
+                self.blame(cases, implementation.finish());
+            }
         }
     }
+
+    /// Faults found after a case was answered replace its results.
+    fn blame(&self, cases: &[Case], late: Vec<(String, Failure)>) {
+        for (name, failure) in late {
+            if let Some(i) = cases.iter().position(|c| c.name() == name) {
+                self.record(i, Ran::Failed(failure));
+            }
+        }
+    }
+
+    fn get(&self, case: usize) -> Option<Ran> {
+        self.ran
+            .lock()
+            .ok()
+            .and_then(|r| r.get(case).cloned().flatten())
+    }
+
+    /// The cases that timed out.
+    fn timed_out(&self) -> Vec<usize> {
+        self.ran.lock().map_or_else(
+            |_| Vec::new(),
+            |ran| {
+                ran.iter()
+                    .enumerate()
+                    .filter(|(_, r)| matches!(r, Some(Ran::Failed(Failure::TimedOut { .. }))))
+                    .map(|(i, _)| i)
+                    .collect()
+            },
+        )
+    }
 }
+
+/// How many timeouts of one implementation, confirmed in a row when run alone, show that it
+/// hangs: its other timeouts are then not run again (each would cost a whole timeout).
+const CONFIRMED_HANGS: usize = 3;
 
 /// Runs every case on every entry with `jobs` workers. An entry may come started already
 /// (the caller printed its handshake); the others start on first use. Cases are taken one
 /// implementation after the other, so at most `jobs` implementations have processes at once.
+/// A case that timed out is run once more, alone, once all the others are done: overload is not
+/// failure, and a pass the second time is a pass marked slow.
 pub fn run_all(entries: Vec<(Entry, Option<Started>)>, cases: &[Case], jobs: usize) -> Vec<Graded> {
     let slots: Vec<Slot> = entries
         .into_iter()
@@ -295,18 +356,20 @@ pub fn run_all(entries: Vec<(Entry, Option<Started>)>, cases: &[Case], jobs: usi
                         break;
                     }
                     let (slot, case) = (&slots[i / cases.len()], i % cases.len());
-                    let ran = match slot.implementation() {
-                        Ok(implementation) => run(implementation.as_ref(), &cases[case]),
-                        Err(e) => Ran::Failed(Failure::NotRun(e)),
+                    let ran = match crate::interrupt::reason() {
+                        Some(why) => Ran::Failed(Failure::NotRun(why)),
+                        None => slot.run(&cases[case]),
                     };
-                    slot.done(case, ran);
+                    slot.done(cases, case, interrupted(ran));
                 }
             });
         }
     });
+    let slow: Vec<Vec<bool>> = slots.iter().map(|slot| rerun_alone(slot, cases)).collect();
     slots
         .into_iter()
-        .map(|slot| {
+        .zip(slow)
+        .map(|(slot, slow)| {
             let started = slot
                 .started
                 .into_inner()
@@ -322,10 +385,75 @@ pub fn run_all(entries: Vec<(Entry, Option<Started>)>, cases: &[Case], jobs: usi
                 entry: slot.entry,
                 started,
                 ran,
+                slow,
                 expectations: None,
             }
         })
         .collect()
+}
+
+/// A case cut short by Ctrl-C was not judged: not run, not errored.
+fn interrupted(ran: Ran) -> Ran {
+    match (crate::interrupt::reason(), &ran) {
+        (Some(why), Ran::Failed(_)) => Ran::Failed(Failure::NotRun(why)),
+        _ => ran,
+    }
+}
+
+/// Runs the slot's timed-out cases again, one at a time, on a fresh start of the
+/// implementation; returns which cases passed that way (slow).
+fn rerun_alone(slot: &Slot, cases: &[Case]) -> Vec<bool> {
+    let mut slow = vec![false; cases.len()];
+    let timed_out = slot.timed_out();
+    if timed_out.is_empty() || crate::interrupt::reason().is_some() {
+        return slow;
+    }
+    let Ok(started) = start(&slot.entry) else {
+        return slow;
+    };
+    let rerun = Slot::new(slot.entry.clone(), cases.len(), Some(started));
+    let mut hangs = 0;
+    for &i in &timed_out {
+        if crate::interrupt::reason().is_some() {
+            break;
+        }
+        if hangs >= CONFIRMED_HANGS {
+            if let Some(Ran::Failed(Failure::TimedOut { message, detail })) = slot.get(i) {
+                slot.record(
+                    i,
+                    Ran::Failed(Failure::Errored {
+                        message: format!(
+                            "{message} (not run again alone: {CONFIRMED_HANGS} other timeouts \
+                             of this implementation were confirmed that way)"
+                        ),
+                        detail,
+                    }),
+                );
+            }
+            continue;
+        }
+        match interrupted(rerun.run(&cases[i])) {
+            Ran::Failed(Failure::TimedOut { message, detail }) => {
+                hangs += 1;
+                slot.record(
+                    i,
+                    Ran::Failed(Failure::Errored {
+                        message: format!("{message}, also when run again alone"),
+                        detail,
+                    }),
+                );
+            }
+            ran => {
+                hangs = 0;
+                slow[i] = matches!(ran, Ran::Results(_));
+                slot.record(i, ran);
+            }
+        }
+    }
+    if let Some(implementation) = rerun.live.lock().ok().and_then(|mut l| l.take()) {
+        slot.blame(cases, implementation.finish());
+    }
+    slow
 }
 
 #[cfg(test)]

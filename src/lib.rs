@@ -27,6 +27,7 @@ pub mod fuzz;
 pub mod grade;
 pub mod implementation;
 pub mod input;
+pub mod interrupt;
 pub mod manifest;
 pub mod ops;
 pub mod prng;

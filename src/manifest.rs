@@ -18,6 +18,7 @@ use crate::case::Part;
 use crate::compare::Numbers;
 use crate::implementation::Options;
 use serde::Deserialize;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -60,6 +61,7 @@ struct RawEntry {
     #[serde(default)]
     per_case: bool,
     parts: Option<Vec<String>>,
+    require_parts: Option<Vec<String>>,
     numbers: Option<String>,
     timeout: Option<f64>,
     max_restarts: Option<usize>,
@@ -96,14 +98,16 @@ pub fn load(path: &Path, defaults: &Options) -> Result<Vec<Entry>, String> {
                     return Err(which(format!("`{pattern}` matches no file")));
                 }
                 for m in matches {
-                    entries.push(Entry {
-                        name: fill(raw.name.as_deref().unwrap_or("{dir}"), &m),
-                        command: Some(fill(&raw.command, &m)),
-                        options: options.clone(),
-                        expect: expect
-                            .as_ref()
-                            .map(|e| PathBuf::from(fill(&e.to_string_lossy(), &m))),
-                    });
+                    entries.push(
+                        per_file(
+                            raw.name.as_deref().unwrap_or("{dir}"),
+                            &raw.command,
+                            &m,
+                            &options,
+                            expect.as_deref(),
+                        )
+                        .map_err(which)?,
+                    );
                 }
             }
         }
@@ -121,19 +125,27 @@ impl RawEntry {
     fn options(&self, defaults: &Options) -> Result<Options, String> {
         let mut options = defaults.clone();
         options.per_case |= self.per_case;
-        if let Some(parts) = &self.parts {
-            options.parts = parts
+        let parse = |parts: &[String]| {
+            parts
                 .iter()
                 .map(|p| Part::parse(p).ok_or_else(|| format!("unknown part `{p}`")))
-                .collect::<Result<_, _>>()?;
+                .collect::<Result<Vec<Part>, String>>()
+        };
+        if let Some(parts) = &self.parts {
+            options.parts = parse(parts)?;
+        }
+        if let Some(parts) = &self.require_parts {
+            options.require_parts = parse(parts)?;
         }
         if let Some(n) = &self.numbers {
             options.numbers = Numbers::parse(n)
                 .ok_or_else(|| format!("numbers is `spelling` or `values`, not `{n}`"))?;
         }
         if let Some(t) = self.timeout {
-            if !(t.is_finite() && t > 0.0) {
-                return Err("timeout must be a positive number of seconds".to_string());
+            if !(t.is_finite() && (0.01..=86_400.0).contains(&t)) {
+                return Err(format!(
+                    "timeout is a number of seconds from 0.01 to 86400, not {t}"
+                ));
             }
             options.timeout = Duration::from_secs_f64(t);
         }
@@ -163,21 +175,16 @@ pub fn from_commands(
     };
     let mut entries = Vec::new();
     for command in commands {
-        let templated = ["{path}", "{dir}", "{stem}"]
-            .iter()
-            .any(|p| command.contains(p));
+        let templated = templated(command);
         if templated && each.is_none() {
             return Err(format!(
                 "`{command}` has a placeholder but no --each GLOB fills it"
             ));
         }
         if templated {
-            entries.extend(matches.iter().map(|m| Entry {
-                name: fill("{dir}", m),
-                command: Some(fill(command, m)),
-                options: options.clone(),
-                expect: None,
-            }));
+            for m in &matches {
+                entries.push(per_file("{dir}", command, m, options, None)?);
+            }
         } else {
             entries.push(Entry {
                 name: short_name(command),
@@ -257,15 +264,125 @@ fn unique_names(entries: &[Entry]) -> Result<(), String> {
     }
 }
 
-/// `{path}` (the matched file), `{dir}` (the name of the folder holding it), `{stem}` (its
-/// name without the extension).
-fn fill(template: &str, path: &Path) -> String {
-    let name =
-        |p: Option<&std::ffi::OsStr>| p.map_or(String::new(), |s| s.to_string_lossy().into_owned());
-    template
-        .replace("{path}", &path.display().to_string())
-        .replace("{dir}", &name(path.parent().and_then(Path::file_name)))
-        .replace("{stem}", &name(path.file_stem()))
+/// The placeholders of a command and the environment variables that carry their values: the
+/// command names the variable, so a file name is never pasted into shell text, whatever it holds
+/// (spaces, quotes, `;`, `$(...)`, backticks, newlines, bytes that are not UTF-8).
+const PLACEHOLDERS: [(&str, &str); 3] = [
+    ("{path}", "HOOKCHECK_PATH"),
+    ("{dir}", "HOOKCHECK_DIR"),
+    ("{stem}", "HOOKCHECK_STEM"),
+];
+
+/// The values of `{path}` (the matched file), `{dir}` (the name of the folder holding it) and
+/// `{stem}` (its name without the extension), as the file system spells them.
+fn values(path: &Path) -> [OsString; 3] {
+    let name = |p: Option<&OsStr>| p.map_or_else(OsString::new, OsStr::to_os_string);
+    [
+        path.as_os_str().to_os_string(),
+        name(path.parent().and_then(Path::file_name)),
+        name(path.file_stem()),
+    ]
+}
+
+fn templated(text: &str) -> bool {
+    PLACEHOLDERS.iter().any(|(p, _)| text.contains(p))
+}
+
+/// A command template made runnable for `path`: each placeholder becomes a reference to its
+/// variable, quoted for where it stands (`"$HOOKCHECK_PATH"` as a word of its own,
+/// `${HOOKCHECK_PATH}` inside double quotes), and the variables to set. Inside single quotes a
+/// variable cannot expand: that is an error, not a silent literal.
+fn fill_command(template: &str, path: &Path) -> Result<(String, Vec<(String, OsString)>), String> {
+    let mut out = String::with_capacity(template.len() + 16);
+    let (mut single, mut double) = (false, false);
+    let mut rest = template;
+    while let Some(c) = rest.chars().next() {
+        if let Some((placeholder, var)) = PLACEHOLDERS.iter().find(|(p, _)| rest.starts_with(p)) {
+            if single {
+                return Err(format!(
+                    "`{template}`: {placeholder} is inside single quotes, where it cannot be \
+                     filled in: write it without quotes (hookcheck passes it as one word, \
+                     whatever the file name holds)"
+                ));
+            }
+            if double {
+                out.push_str(&format!("${{{var}}}"));
+            } else {
+                out.push_str(&format!("\"${var}\""));
+            }
+            rest = &rest[placeholder.len()..];
+            continue;
+        }
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '\\' if !single => {
+                // The escaped character is copied as it is, whatever it is.
+                out.push(c);
+                rest = &rest[1..];
+                if let Some(next) = rest.chars().next() {
+                    out.push(next);
+                    rest = &rest[next.len_utf8()..];
+                }
+                continue;
+            }
+            _ => {}
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    let vars = PLACEHOLDERS
+        .iter()
+        .zip(values(path))
+        .map(|((_, var), value)| (var.to_string(), value))
+        .collect();
+    Ok((out, vars))
+}
+
+/// A name or a path template filled for `path`, for display or for a file to open (never for a
+/// shell). Bytes of the file name that are not UTF-8 are kept.
+fn fill(template: &str, path: &Path) -> OsString {
+    let values = values(path);
+    let mut out = OsString::new();
+    let mut rest = template;
+    while !rest.is_empty() {
+        let next = PLACEHOLDERS
+            .iter()
+            .zip(&values)
+            .filter_map(|((p, _), v)| rest.find(p).map(|at| (at, p.len(), v)))
+            .min_by_key(|(at, _, _)| *at);
+        match next {
+            Some((at, len, value)) => {
+                out.push(&rest[..at]);
+                out.push(value);
+                rest = &rest[at + len..];
+            }
+            None => {
+                out.push(rest);
+                rest = "";
+            }
+        }
+    }
+    out
+}
+
+/// One implementation per file matched, from a command template.
+fn per_file(
+    name: &str,
+    command: &str,
+    file: &Path,
+    options: &Options,
+    expect: Option<&Path>,
+) -> Result<Entry, String> {
+    let (command, vars) = fill_command(command, file)?;
+    let mut options = options.clone();
+    options.vars = vars;
+    Ok(Entry {
+        name: fill(name, file).to_string_lossy().into_owned(),
+        command: Some(command),
+        options,
+        expect: expect.map(|e| PathBuf::from(fill(&e.to_string_lossy(), file))),
+    })
 }
 
 /// The files matching `pattern`, sorted: `*` and `?` within one path component (no `**`).
@@ -295,9 +412,12 @@ pub fn glob(pattern: &Path) -> Result<Vec<PathBuf>, String> {
                 continue;
             };
             for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
+                // Matched by its name as text, joined by its name as the file system spells it
+                // (a name that is not UTF-8 is still found).
+                let file_name = entry.file_name();
+                let name = file_name.to_string_lossy();
                 if !name.starts_with('.') && matches(&part, &name) {
-                    next.push(base.join(&name));
+                    next.push(base.join(&file_name));
                 }
             }
         }
@@ -397,12 +517,13 @@ command = "python3 adapter.py {path}"
         assert_eq!(entries[0].expect, Some(dir.join("ours.expect.toml")));
         assert_eq!(
             entries[2].command.as_deref(),
-            Some(
-                format!(
-                    "python3 adapter.py {}",
-                    dir.join("submissions/bob/solution.py").display()
-                )
-                .as_str()
+            Some(r#"python3 adapter.py "$HOOKCHECK_PATH""#)
+        );
+        assert_eq!(
+            entries[2].options.vars[0],
+            (
+                "HOOKCHECK_PATH".to_string(),
+                dir.join("submissions/bob/solution.py").into_os_string()
             )
         );
         let json = dir.join("grading.json");
@@ -430,6 +551,34 @@ command = "python3 adapter.py {path}"
         let e = load(&manifest, &Options::default()).unwrap_err();
         assert!(e.contains("comand") && e.contains("grading.toml"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn placeholders_become_quoted_variables_and_never_shell_text() {
+        let path = Path::new("subs/eve$(touch PWNED);`id`/solution.py");
+        let (command, vars) =
+            fill_command("python3 a.py {path} --name={dir}", path).expect("fills");
+        assert_eq!(
+            command,
+            r#"python3 a.py "$HOOKCHECK_PATH" --name="$HOOKCHECK_DIR""#
+        );
+        assert_eq!(vars[1].1, OsString::from("eve$(touch PWNED);`id`"));
+        assert_eq!(vars[2].1, OsString::from("solution"));
+        let (command, _) =
+            fill_command(r#"sh -c "cat {path}; echo \"{stem}\"""#, path).expect("fills");
+        assert_eq!(
+            command,
+            r#"sh -c "cat ${HOOKCHECK_PATH}; echo \"${HOOKCHECK_STEM}\"""#
+        );
+        let e = fill_command("python3 a.py '{path}'", path).unwrap_err();
+        assert!(e.contains("single quotes"), "{e}");
+        // An escaped quote does not open a quoted string.
+        let (command, _) = fill_command(r"echo \' {path}", path).expect("fills");
+        assert_eq!(command, r#"echo \' "$HOOKCHECK_PATH""#);
+        assert_eq!(
+            fill("{dir}/{stem}.expect.toml", path),
+            OsString::from("eve$(touch PWNED);`id`/solution.expect.toml")
+        );
     }
 
     #[test]

@@ -31,11 +31,12 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// A verdict that does not fail a run. A case the implementation skipped is not one: a run
+    /// passes with skips only when the user allows them (`--allow-skips`).
     pub fn is_success(&self) -> bool {
         matches!(
             self,
             Verdict::Passed
-                | Verdict::Skipped(_)
                 | Verdict::NotApplicable
                 | Verdict::ExpectedFailure { .. }
                 | Verdict::UnexpectedPass { .. }
@@ -169,7 +170,9 @@ impl Selection {
     }
 }
 
-/// Checks every case on `implementation` with `jobs` cases in flight; verdicts come back in case order.
+/// Checks every case on `implementation` with `jobs` cases in flight, then ends its processes;
+/// verdicts come back in case order. A fault found only after a case was answered (a second
+/// answer) replaces that case's verdict.
 pub fn check_all(
     implementation: &dyn Implementation,
     cases: &[Case],
@@ -182,7 +185,7 @@ pub fn check_all(
             .map(|c| check(implementation, c, scope))
             .collect()
     };
-    match rayon::ThreadPoolBuilder::new()
+    let mut verdicts: Vec<Verdict> = match rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
     {
@@ -192,5 +195,11 @@ pub fn check_all(
             .iter()
             .map(|c| check(implementation, c, scope))
             .collect(),
+    };
+    for (name, failure) in implementation.finish() {
+        if let Some(i) = cases.iter().position(|c| c.name() == name) {
+            verdicts[i] = judge(&cases[i], &Ran::Failed(failure), scope);
+        }
     }
+    verdicts
 }

@@ -11,9 +11,10 @@ pub use shrink::shrink;
 use crate::case::{Case, Origin, Step};
 use crate::compare::Scope;
 use crate::corpus::clarification_behind;
+use crate::implementation::Failure;
 use crate::implementation::Implementation;
 use crate::record::{Draft, case_file, infer_part};
-use crate::runner::{Verdict, check};
+use crate::runner::{Ran, Verdict, check, run};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -115,10 +116,16 @@ enum Run {
     Fine,
     Found(Kind),
     Stop(String),
+    /// It timed out among the others: run once more, alone, before it is a finding.
+    TimedOut,
 }
 
 fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run {
-    match check(implementation, case, scope) {
+    let ran = run(implementation, case);
+    if matches!(ran, Ran::Failed(Failure::TimedOut { .. })) {
+        return Run::TimedOut;
+    }
+    match crate::runner::judge(case, &ran, scope.with_numbers(implementation.numbers())) {
         Verdict::Passed
         | Verdict::Skipped(_)
         | Verdict::NotApplicable
@@ -156,7 +163,8 @@ pub fn fuzz(
     let wanted = opts.findings.max(1);
     let mut stopped = None;
     while next < opts.cases && failing.len() < wanted && stopped.is_none() {
-        if opts.time.is_some_and(|t| started.elapsed() >= t) {
+        if opts.time.is_some_and(|t| started.elapsed() >= t) || crate::interrupt::reason().is_some()
+        {
             break;
         }
         let end = (next + batch).min(opts.cases);
@@ -181,10 +189,21 @@ pub fn fuzz(
             None => work(),
         };
         outcomes.sort_by_key(|(i, _)| *i);
+        // Timeouts are confirmed one at a time, nothing else running, once the batch is done.
+        for (i, outcome) in &mut outcomes {
+            if matches!(outcome, Run::TimedOut) {
+                let ops = generator.case(opts.seed, *i);
+                let case = adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only);
+                *outcome = match judge(implementation, &case, scope) {
+                    Run::TimedOut => Run::Found(Kind::Errored),
+                    other => other,
+                };
+            }
+        }
         // Failures are taken in sequence order, so the same ones are found whatever the jobs.
         for (i, outcome) in outcomes {
             match outcome {
-                Run::Fine => {}
+                Run::Fine | Run::TimedOut => {}
                 Run::Found(kind) if failing.len() < wanted => failing.push((i, kind)),
                 Run::Found(_) => {}
                 Run::Stop(why) => {
@@ -229,7 +248,11 @@ fn shrink_finding(
         let case = adhoc_case("shrinking", ops, opts.brief_only);
         // A brief-only finding must stay inside what the brief defines while it shrinks.
         (!opts.brief_only || in_brief_domain(&case))
-            && matches!(judge(implementation, &case, scope), Run::Found(k) if k == kind)
+            && match judge(implementation, &case, scope) {
+                Run::Found(k) => k == kind,
+                Run::TimedOut => kind == Kind::Errored,
+                Run::Fine | Run::Stop(_) => false,
+            }
     };
     let shrunk = shrink(original.clone(), &mut fails, deadline);
     let shrink_seconds = started.elapsed().as_secs_f64();

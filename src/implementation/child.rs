@@ -1,20 +1,28 @@
-//! One implementation process: started by `sh -c` in a process group of its own, its stdout read
-//! on a thread (line by line, or whole, never more than a cap), its stderr drained into a short
-//! tail so a flood can neither block it nor fill our memory, and killed with its whole group.
+//! One implementation process: started by `sh -c` in a process group of its own and marked (see
+//! `reap`), fed by a writer thread so that a process that stops reading costs a timeout, not a
+//! hang, its stdout read on a thread (line by line, or whole, never more than a cap, and never more
+//! than a couple of lines ahead, so a flood blocks the writer instead of filling our memory), its
+//! stderr drained into a short tail, and killed with everything it started.
 
+use super::{live, reap};
 use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The longest answer accepted: far beyond any case's results, small enough to hold.
-pub const MAX_OUTPUT: usize = 64 << 20;
+/// The longest answer accepted by default (`--max-answer`): far beyond any case's results.
+pub const MAX_ANSWER: usize = 1 << 20;
 /// How much of stderr is kept for reports.
 pub const STDERR_TAIL: usize = 4 << 10;
+/// Lines read ahead of the one being waited for: enough to see an extra answer, too few to hold
+/// a flood.
+const READ_AHEAD: usize = 2;
 
 /// How stdout is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -31,23 +39,72 @@ enum Output {
     Closed {
         partial: String,
     },
-    TooLong,
+    TooLong(usize),
     Failed(String),
+}
+
+/// When a case's time is up: its request must be written and its answer read by then.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    at: Instant,
+    timeout: Duration,
+}
+
+impl Deadline {
+    pub fn after(timeout: Duration) -> Deadline {
+        let now = Instant::now();
+        // A timeout beyond what the clock can add (flags are bounded, a library caller may not
+        // be) is a day: nothing a case does takes longer.
+        let at = now
+            .checked_add(timeout)
+            .or_else(|| now.checked_add(Duration::from_secs(86_400)))
+            .unwrap_or(now);
+        Deadline { at, timeout }
+    }
+
+    pub fn left(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
 }
 
 /// Why no answer came.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoAnswer {
-    Timeout(Duration),
-    Exited { status: String, partial: String },
-    TooLong,
+    /// The time ran out while waiting for the answer, or (`writing`) while the request was still
+    /// being written because the process did not read it.
+    Timeout {
+        timeout: Duration,
+        writing: bool,
+    },
+    Exited {
+        status: String,
+        partial: String,
+    },
+    TooLong(usize),
     Io(String),
+}
+
+impl NoAnswer {
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, NoAnswer::Timeout { .. })
+    }
 }
 
 impl std::fmt::Display for NoAnswer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NoAnswer::Timeout(t) => write!(f, "no answer within {}", seconds(*t)),
+            NoAnswer::Timeout {
+                timeout,
+                writing: false,
+            } => write!(f, "no answer within {}", seconds(*timeout)),
+            NoAnswer::Timeout {
+                timeout,
+                writing: true,
+            } => write!(
+                f,
+                "no answer within {}: the implementation did not even read the whole case",
+                seconds(*timeout)
+            ),
             NoAnswer::Exited { status, partial } if partial.is_empty() => {
                 write!(f, "the implementation exited ({status})")
             }
@@ -56,7 +113,11 @@ impl std::fmt::Display for NoAnswer {
                 "the implementation exited ({status}) after writing an unfinished line: {}",
                 clip(partial, 200)
             ),
-            NoAnswer::TooLong => write!(f, "answer longer than {} MiB", MAX_OUTPUT >> 20),
+            NoAnswer::TooLong(limit) => write!(
+                f,
+                "answer longer than {} (--max-answer raises the limit)",
+                bytes(*limit)
+            ),
             NoAnswer::Io(e) => write!(f, "cannot talk to the implementation: {e}"),
         }
     }
@@ -71,6 +132,16 @@ pub fn seconds(t: Duration) -> String {
     }
 }
 
+fn bytes(n: usize) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{} MiB", n >> 20)
+    } else if n >= 1 << 10 && n.is_multiple_of(1 << 10) {
+        format!("{} KiB", n >> 10)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
 pub fn clip(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}...", &text[..i]),
@@ -78,68 +149,122 @@ pub fn clip(text: &str, max: usize) -> String {
     }
 }
 
+/// What is on stdout between two cases.
+pub enum Leftover {
+    Nothing,
+    /// A line the implementation wrote after its answer.
+    Line(String),
+    /// Stdout is closed: the process exited (or closed it) after its answer.
+    Closed,
+}
+
 pub struct Child {
     process: std::process::Child,
-    stdin: Option<ChildStdin>,
+    pid: i32,
+    mark: String,
+    /// Requests for the writer thread; dropping it closes the process's stdin.
+    requests: Option<Sender<Vec<u8>>>,
+    written: Receiver<io::Result<()>>,
     output: Receiver<Output>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
     exited: Option<ExitStatus>,
+    collected: bool,
 }
 
 impl Child {
-    pub fn spawn(command: &str, reading: Reading) -> io::Result<Child> {
-        let mut process = Command::new("sh")
-            .arg("-c")
-            .arg(command)
+    /// Starts `command` with `sh -c`; `vars` are set in its environment (the values of `{path}`
+    /// and friends, which the command refers to as variables and never as pasted text).
+    pub fn spawn(
+        command: &str,
+        vars: &[(String, OsString)],
+        reading: Reading,
+        max_answer: usize,
+    ) -> io::Result<Child> {
+        if let Some(why) = crate::interrupt::reason() {
+            return Err(io::Error::other(why));
+        }
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let mark = format!(
+            "{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        );
+        reap::adopt_orphans();
+        let mut shell = Command::new("sh");
+        shell.arg("-c").arg(command);
+        let mut process = shell
+            .envs(vars.iter().map(|(k, v)| (k, v)))
+            .env(reap::MARK, &mark)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
             .spawn()?;
-        let stdout = process
-            .stdout
-            .take()
-            .ok_or_else(|| io::Error::other("no stdout pipe"))?;
-        let stderr = process
-            .stderr
-            .take()
-            .ok_or_else(|| io::Error::other("no stderr pipe"))?;
-        let (tx, output) = mpsc::channel();
+        let pid = i32::try_from(process.id()).unwrap_or(0);
+        live::register(pid, &mark);
+        let pipes = (
+            process.stdin.take(),
+            process.stdout.take(),
+            process.stderr.take(),
+        );
+        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
+            reap::kill_tree(pid, &mark);
+            let _ = process.wait();
+            live::unregister(pid);
+            return Err(io::Error::other("no pipes to the implementation"));
+        };
+        let (tx, output) = mpsc::sync_channel(READ_AHEAD);
         thread::spawn(move || match reading {
-            Reading::Lines => read_lines(stdout, &tx),
-            Reading::Whole => read_whole(stdout, &tx),
+            Reading::Lines => read_lines(stdout, &tx, max_answer),
+            Reading::Whole => read_whole(stdout, &tx, max_answer),
         });
         let tail = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
         let sink = Arc::clone(&tail);
         thread::spawn(move || drain(stderr, &sink));
+        let (requests, to_write) = mpsc::channel();
+        let (done, written) = mpsc::channel();
+        thread::spawn(move || write_requests(stdin, &to_write, &done));
         Ok(Child {
-            stdin: process.stdin.take(),
             process,
+            pid,
+            mark,
+            requests: Some(requests),
+            written,
             output,
             stderr: tail,
             exited: None,
+            collected: false,
         })
     }
 
-    /// Writes `text` and a newline. A process that stopped reading gives an error, not a hang
-    /// of ours: the write fails once it has exited and its end of the pipe is closed.
-    pub fn send(&mut self, text: &str) -> io::Result<()> {
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| io::Error::other("stdin already closed"))?;
-        stdin.write_all(text.as_bytes())?;
-        stdin.write_all(b"\n")?;
-        stdin.flush()
+    /// Writes `text` and a newline by the deadline. A process that does not read it is a timeout
+    /// (the writer thread stays blocked until the process is killed); one that exited, an error.
+    pub fn send(&mut self, text: &str, deadline: Deadline) -> Result<(), NoAnswer> {
+        let closed = || NoAnswer::Io("its stdin is closed".to_string());
+        let requests = self.requests.as_ref().ok_or_else(closed)?;
+        let mut line = Vec::with_capacity(text.len() + 1);
+        line.extend_from_slice(text.as_bytes());
+        line.push(b'\n');
+        requests.send(line).map_err(|_| closed())?;
+        match self.written.recv_timeout(deadline.left()) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(NoAnswer::Io(format!("cannot send the case: {e}"))),
+            Err(RecvTimeoutError::Timeout) => Err(NoAnswer::Timeout {
+                timeout: deadline.timeout,
+                writing: true,
+            }),
+            Err(RecvTimeoutError::Disconnected) => Err(closed()),
+        }
     }
 
+    /// Closes the process's stdin once what was sent is written.
     pub fn close_stdin(&mut self) {
-        self.stdin = None;
+        self.requests = None;
     }
 
-    /// The next line (or, reading whole, all of stdout), waiting at most `timeout`.
-    pub fn receive(&mut self, timeout: Duration) -> Result<String, NoAnswer> {
-        match self.output.recv_timeout(timeout) {
+    /// The next line (or, reading whole, all of stdout), waiting until the deadline.
+    pub fn receive(&mut self, deadline: Deadline) -> Result<String, NoAnswer> {
+        match self.output.recv_timeout(deadline.left()) {
             Ok(Output::Text(text)) => Ok(text),
             Ok(Output::Closed { partial }) => Err(NoAnswer::Exited {
                 status: self.exit_status(),
@@ -149,27 +274,68 @@ impl Child {
                 status: self.exit_status(),
                 partial: String::new(),
             }),
-            Ok(Output::TooLong) => Err(NoAnswer::TooLong),
+            Ok(Output::TooLong(limit)) => Err(NoAnswer::TooLong(limit)),
             Ok(Output::Failed(e)) => Err(NoAnswer::Io(e)),
-            Err(RecvTimeoutError::Timeout) => Err(NoAnswer::Timeout(timeout)),
+            Err(RecvTimeoutError::Timeout) => Err(NoAnswer::Timeout {
+                timeout: deadline.timeout,
+                writing: false,
+            }),
         }
     }
 
-    /// Waits up to `timeout` for the process to exit by itself.
-    pub fn wait(&mut self, timeout: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.exited {
-                return Some(status);
+    /// What the process wrote since its last answer, without waiting.
+    pub fn leftover(&mut self) -> Leftover {
+        match self.output.try_recv() {
+            Err(TryRecvError::Empty) => Leftover::Nothing,
+            Ok(Output::Text(line)) => Leftover::Line(line),
+            Ok(Output::Closed { partial }) if !partial.is_empty() => Leftover::Line(partial),
+            Ok(Output::TooLong(limit)) => {
+                Leftover::Line(format!("(a line longer than {})", bytes(limit)))
             }
-            if let Ok(Some(status)) = self.process.try_wait() {
+            Ok(Output::Closed { .. } | Output::Failed(_)) | Err(TryRecvError::Disconnected) => {
+                Leftover::Closed
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for the process to exit by itself. It is not collected (its pid
+    /// stays reserved, so killing its group later cannot reach a stranger).
+    pub fn wait(&mut self, timeout: Duration) -> Option<ExitStatus> {
+        let deadline = Deadline::after(timeout);
+        loop {
+            if let Some(status) = self.exited.or_else(|| self.exited_now()) {
                 self.exited = Some(status);
                 return Some(status);
             }
-            if Instant::now() >= deadline {
+            if deadline.left().is_zero() {
                 return None;
             }
             thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// The exit status if the process has exited, leaving it to be collected.
+    fn exited_now(&self) -> Option<ExitStatus> {
+        if self.pid <= 0 {
+            return None;
+        }
+        // SAFETY: waitid fills the zeroed siginfo_t it is given; WNOWAIT leaves the child
+        // collectable, WNOHANG never blocks.
+        unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+            if libc::waitid(libc::P_PID, self.pid as libc::id_t, &mut info, flags) != 0 {
+                return None;
+            }
+            if info.si_pid() == 0 {
+                return None;
+            }
+            let status = info.si_status();
+            Some(if info.si_code == libc::CLD_EXITED {
+                ExitStatus::from_raw((status & 0xff) << 8)
+            } else {
+                ExitStatus::from_raw(status & 0x7f)
+            })
         }
     }
 
@@ -194,23 +360,19 @@ impl Child {
             .to_string()
     }
 
-    /// Kills the process and everything it started, and collects it.
+    /// Kills the process and everything it started (whether it exited or not: what it started
+    /// may live on), and collects it.
     pub fn kill(&mut self) {
-        self.stdin = None;
-        if self.exited.is_none() {
-            // The group id is the shell's pid (process_group(0)); kill(1) reaches the whole group,
-            // which std's Child::kill does not.
-            let group = format!("-{}", self.process.id());
-            let _ = Command::new("kill")
-                .args(["-KILL", "--", &group])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
-            let _ = self.process.kill();
-            if let Ok(status) = self.process.wait() {
-                self.exited = Some(status);
-            }
+        self.requests = None;
+        if self.collected {
+            return;
         }
+        reap::kill_tree(self.pid, &self.mark);
+        if let Ok(status) = self.process.wait() {
+            self.exited.get_or_insert(status);
+        }
+        self.collected = true;
+        live::unregister(self.pid);
     }
 }
 
@@ -220,11 +382,25 @@ impl Drop for Child {
     }
 }
 
-fn read_lines(stdout: impl Read, tx: &mpsc::Sender<Output>) {
+fn write_requests(
+    mut stdin: ChildStdin,
+    requests: &Receiver<Vec<u8>>,
+    done: &Sender<io::Result<()>>,
+) {
+    for line in requests {
+        let result = stdin.write_all(&line).and_then(|()| stdin.flush());
+        let failed = result.is_err();
+        if done.send(result).is_err() || failed {
+            return;
+        }
+    }
+}
+
+fn read_lines(stdout: impl Read, tx: &SyncSender<Output>, max: usize) {
     let mut reader = BufReader::new(stdout);
     loop {
         let mut line = Vec::new();
-        match read_capped(&mut reader, &mut line, Some(b'\n')) {
+        match read_capped(&mut reader, &mut line, Some(b'\n'), max) {
             Ok(true) => {
                 line.pop();
                 if tx
@@ -240,36 +416,37 @@ fn read_lines(stdout: impl Read, tx: &mpsc::Sender<Output>) {
                 return;
             }
             Err(e) => {
-                let _ = tx.send(too_long_or(e));
+                let _ = tx.send(too_long_or(e, max));
                 return;
             }
         }
     }
 }
 
-fn read_whole(stdout: impl Read, tx: &mpsc::Sender<Output>) {
+fn read_whole(stdout: impl Read, tx: &SyncSender<Output>, max: usize) {
     let mut reader = BufReader::new(stdout);
     let mut all = Vec::new();
-    let _ = tx.send(match read_capped(&mut reader, &mut all, None) {
+    let _ = tx.send(match read_capped(&mut reader, &mut all, None, max) {
         Ok(_) => Output::Text(String::from_utf8_lossy(&all).into_owned()),
-        Err(e) => too_long_or(e),
+        Err(e) => too_long_or(e, max),
     });
 }
 
-fn too_long_or(e: io::Error) -> Output {
+fn too_long_or(e: io::Error, max: usize) -> Output {
     if e.kind() == io::ErrorKind::OutOfMemory {
-        Output::TooLong
+        Output::TooLong(max)
     } else {
         Output::Failed(e.to_string())
     }
 }
 
 /// Reads up to and including `until` (or to end of input when `None`) into `out`, never more
-/// than `MAX_OUTPUT` bytes. `Ok(true)` when the delimiter was found.
+/// than `max` bytes. `Ok(true)` when the delimiter was found.
 fn read_capped(
     reader: &mut impl BufRead,
     out: &mut Vec<u8>,
     until: Option<u8>,
+    max: usize,
 ) -> io::Result<bool> {
     loop {
         let buf = match reader.fill_buf() {
@@ -284,7 +461,7 @@ fn read_capped(
             Some(i) => (i + 1, true),
             None => (buf.len(), false),
         };
-        if out.len() + take > MAX_OUTPUT {
+        if out.len().saturating_add(take) > max {
             return Err(io::Error::new(
                 io::ErrorKind::OutOfMemory,
                 "output too long",

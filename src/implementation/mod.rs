@@ -2,9 +2,13 @@
 //! The built-in reference is one implementation; implementations in other processes are others.
 
 mod child;
+mod live;
 mod process;
+mod reap;
 
-pub use process::{Hello, Options, PROTOCOL, Subprocess};
+pub use live::kill_all;
+pub use process::{Hello, MAX_ANSWER, Options, PROTOCOL, Subprocess};
+pub use reap::{adopt_orphans, sweep};
 
 use crate::case::{Case, Part};
 use crate::compare::Numbers;
@@ -19,6 +23,9 @@ pub enum Failure {
     /// The implementation failed while running the case (an exception, a crash, a hang, output
     /// that breaks the protocol), with what it said.
     Errored { message: String, detail: String },
+    /// The implementation did not answer in time (or did not read the case): run once more,
+    /// alone, before it is reported as errored.
+    TimedOut { message: String, detail: String },
     /// The case was never sent (for example, too many restarts).
     NotRun(String),
 }
@@ -27,8 +34,14 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Skipped(reason) => write!(f, "skipped: {reason}"),
-            Failure::Errored { message, detail } if detail.is_empty() => f.write_str(message),
-            Failure::Errored { message, detail } => write!(f, "{message}\n{detail}"),
+            Failure::Errored { message, detail } | Failure::TimedOut { message, detail }
+                if detail.is_empty() =>
+            {
+                f.write_str(message)
+            }
+            Failure::Errored { message, detail } | Failure::TimedOut { message, detail } => {
+                write!(f, "{message}\n{detail}")
+            }
             Failure::NotRun(reason) => write!(f, "not run: {reason}"),
         }
     }
@@ -50,6 +63,12 @@ pub trait Implementation: Sync {
     /// A problem seen before any case ran (a failed handshake), for the report's header.
     fn warning(&self) -> Option<String> {
         None
+    }
+    /// Ends the implementation's processes once no case is left, and returns the faults found
+    /// only after a case had been answered (a second answer, stray output), by case name: they
+    /// replace that case's results.
+    fn finish(&self) -> Vec<(String, Failure)> {
+        Vec::new()
     }
 }
 

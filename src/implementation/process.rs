@@ -1,41 +1,58 @@
 //! Implementations in other processes (`spec/protocol.md`): a pool of long-lived processes that
-//! speak the lines protocol, or one process per case. Every fault errors that case, kills the
-//! process and lets the next case start a new one, until the restart cap.
+//! speak the lines protocol, or one process per case. Every fault errors that case (and only that
+//! case), kills the process and lets the next case start a new one; only an implementation that
+//! keeps failing to start is given up on.
 
-use super::child::{Child, NoAnswer, Reading, clip};
+use super::child::{Child, Deadline, Leftover, NoAnswer, Reading, clip};
 use super::{Failure, Implementation};
 use crate::case::{Case, Part};
 use crate::compare::Numbers;
 use serde_json::{Value, json};
+use std::ffi::OsString;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
+pub use super::child::MAX_ANSWER;
 
 pub const PROTOCOL: u64 = 1;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
-    /// How long one case (or the handshake) may take.
+    /// How long one case (or the handshake) may take, writing the request included.
     pub timeout: Duration,
-    /// How many processes may be killed for faults before the rest of the cases are not run.
+    /// How many starts in a row may fail (the process does not start, or fails its handshake)
+    /// before the remaining cases are not run. Faults while serving a case do not count: they
+    /// error that case only.
     pub max_restarts: usize,
     /// Per-case mode: a process per case, no handshake.
     pub per_case: bool,
     /// The parts an implementation declares in per-case mode (lines mode takes them from the
     /// handshake).
     pub parts: Vec<Part>,
+    /// Parts the implementation must declare: a case of a required part it does not declare
+    /// fails instead of being not applicable (`--require-parts`, for graders).
+    pub require_parts: Vec<Part>,
     /// How a per-case implementation's JSON reader sees numbers (lines mode: the handshake).
     pub numbers: Numbers,
+    /// The longest answer, in bytes, to one case; a longer one errors the case.
+    pub max_answer: usize,
+    /// Environment variables set for the command: the values of the placeholders `{path}`,
+    /// `{dir}` and `{stem}`, which the command names as variables (see `manifest`).
+    pub vars: Vec<(String, OsString)>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             timeout: Duration::from_secs(5),
-            max_restarts: 10,
+            max_restarts: 3,
             per_case: false,
             parts: Part::ALL.to_vec(),
+            require_parts: Vec::new(),
             numbers: Numbers::Spelling,
+            max_answer: MAX_ANSWER,
+            vars: Vec::new(),
         }
     }
 }
@@ -54,6 +71,9 @@ pub struct Hello {
 struct Session {
     child: Child,
     next_seq: u64,
+    /// The case this process answered last: what it writes after that answer is that case's
+    /// fault.
+    last_case: Option<String>,
 }
 
 pub struct Subprocess {
@@ -63,15 +83,39 @@ pub struct Subprocess {
     /// Why the first handshake failed, with the stderr tail.
     startup_error: Option<String>,
     idle: Mutex<Vec<Session>>,
-    restarts: AtomicUsize,
+    /// Starts that failed in a row; a start that succeeds resets it.
+    failed_starts: AtomicUsize,
+    /// Faults seen after a case was answered (a second answer, stray output), by case name.
+    late: Mutex<Vec<(String, Failure)>>,
 }
 
 /// A fault of the implementation while serving one case.
-struct Fault(String);
+struct Fault {
+    message: String,
+    /// The time ran out: such a case is run once more, alone, before it counts.
+    timeout: bool,
+    /// The process was gone before it could have read the case (it exited or closed its stdin
+    /// after its previous answer).
+    gone: bool,
+}
+
+impl Fault {
+    fn new(message: String) -> Fault {
+        Fault {
+            message,
+            timeout: false,
+            gone: false,
+        }
+    }
+}
 
 impl From<NoAnswer> for Fault {
     fn from(e: NoAnswer) -> Self {
-        Fault(e.to_string())
+        Fault {
+            timeout: e.is_timeout(),
+            gone: matches!(e, NoAnswer::Exited { .. } | NoAnswer::Io(_)),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -86,7 +130,8 @@ impl Subprocess {
             hello: None,
             startup_error: None,
             idle: Mutex::new(Vec::new()),
-            restarts: AtomicUsize::new(0),
+            failed_starts: AtomicUsize::new(0),
+            late: Mutex::new(Vec::new()),
         };
         let started = if implementation.options.per_case {
             implementation.probe()
@@ -97,23 +142,34 @@ impl Subprocess {
             })
         };
         if let Err((fault, stderr)) = started {
-            implementation.startup_error = Some(format!("{}\n{}", fault.0, stderr_block(&stderr)));
+            implementation.startup_error =
+                Some(format!("{}\n{}", fault.message, stderr_block(&stderr)));
         }
         implementation
+    }
+
+    fn child(&self, reading: Reading) -> Result<Child, (Fault, String)> {
+        Child::spawn(
+            &self.command,
+            &self.options.vars,
+            reading,
+            self.options.max_answer,
+        )
+        .map_err(|e| {
+            (
+                Fault::new(format!("cannot start `{}`: {e}", self.command)),
+                String::new(),
+            )
+        })
     }
 
     /// Per-case mode has no handshake: an empty run (`[]` in, `[]` out) shows the command starts
     /// and speaks the mode, whatever the cases hold.
     fn probe(&self) -> Result<(), (Fault, String)> {
-        let mut child = Child::spawn(&self.command, Reading::Whole).map_err(|e| {
-            (
-                Fault(format!("cannot start `{}`: {e}", self.command)),
-                String::new(),
-            )
-        })?;
+        let mut child = self.child(Reading::Whole)?;
         let outcome = match per_case_run(&mut child, &[], self.options.timeout) {
             Ok(results) if results.is_empty() => Ok(()),
-            Ok(results) => Err(Fault(format!(
+            Ok(results) => Err(Fault::new(format!(
                 "an empty run gave {} results, not none",
                 results.len()
             ))),
@@ -150,20 +206,31 @@ impl Subprocess {
         self.hello.as_ref()
     }
 
+    /// A new process, greeted. Counts towards the failed starts in a row, or resets them.
     fn spawn(&self) -> Result<(Session, Hello), (Fault, String)> {
-        let mut child = Child::spawn(&self.command, Reading::Lines).map_err(|e| {
-            (
-                Fault(format!("cannot start `{}`: {e}", self.command)),
-                String::new(),
-            )
-        })?;
-        match handshake(&mut child, self.options.timeout) {
-            Ok(hello) => Ok((Session { child, next_seq: 1 }, hello)),
-            Err(fault) => {
-                child.kill();
-                Err((fault, child.stderr_tail()))
+        let started = self.child(Reading::Lines).and_then(|mut child| {
+            match handshake(&mut child, self.options.timeout) {
+                Ok(hello) => Ok((
+                    Session {
+                        child,
+                        next_seq: 1,
+                        last_case: None,
+                    },
+                    hello,
+                )),
+                Err(fault) => {
+                    child.kill();
+                    Err((fault, child.stderr_tail()))
+                }
+            }
+        });
+        match &started {
+            Ok(_) => self.failed_starts.store(0, Ordering::SeqCst),
+            Err(_) => {
+                self.failed_starts.fetch_add(1, Ordering::SeqCst);
             }
         }
+        started
     }
 
     fn give_back(&self, session: Session) {
@@ -172,50 +239,154 @@ impl Subprocess {
         }
     }
 
+    /// An idle process with nothing left on its stdout. One that wrote after its answer is
+    /// killed, and that is a fault of the case it answered; one that exited since is dropped.
     fn take(&self) -> Option<Session> {
-        self.idle.lock().ok().and_then(|mut idle| idle.pop())
+        loop {
+            let mut session = self.idle.lock().ok().and_then(|mut idle| idle.pop())?;
+            match session.child.leftover() {
+                Leftover::Nothing => return Some(session),
+                Leftover::Line(line) => {
+                    session.child.kill();
+                    self.late_fault(&session, &line);
+                }
+                Leftover::Closed => session.child.kill(),
+            }
+        }
+    }
+
+    fn late_fault(&self, session: &Session, line: &str) {
+        let Some(case) = &session.last_case else {
+            return;
+        };
+        let failure = Failure::Errored {
+            message: format!(
+                "the implementation wrote more after its answer to this case: {}",
+                clip(line, 300)
+            ),
+            detail: stderr_block(&session.child.stderr_tail()),
+        };
+        if let Ok(mut late) = self.late.lock() {
+            // The first fault a case is blamed for is the one reported.
+            if !late.iter().any(|(c, _)| c == case) {
+                late.push((case.clone(), failure));
+            }
+        }
     }
 
     fn over_cap(&self) -> Option<Failure> {
-        let restarts = self.restarts.load(Ordering::SeqCst);
-        (restarts > self.options.max_restarts).then(|| {
+        let failed = self.failed_starts.load(Ordering::SeqCst);
+        (failed > self.options.max_restarts).then(|| {
             Failure::NotRun(format!(
-                "the implementation failed {restarts} times, more than --max-restarts {}",
+                "the implementation failed to start {failed} times in a row, more than \
+                 --max-restarts {}",
                 self.options.max_restarts
             ))
         })
     }
 
     fn errored(&self, fault: Fault, stderr: String) -> Failure {
-        self.restarts.fetch_add(1, Ordering::SeqCst);
-        Failure::Errored {
-            message: fault.0,
-            detail: stderr_block(&stderr),
+        let detail = stderr_block(&stderr);
+        if fault.timeout {
+            Failure::TimedOut {
+                message: fault.message,
+                detail,
+            }
+        } else {
+            Failure::Errored {
+                message: fault.message,
+                detail,
+            }
         }
     }
 
     fn run_lines(&self, case: &Case) -> Result<Vec<Value>, Failure> {
-        if let Some(not_run) = self.over_cap() {
-            return Err(not_run);
+        // A process that served an earlier case and is gone by the time this one is sent (it
+        // exited after its answer) says nothing about this case: it gets one fresh process.
+        for attempt in 0..2 {
+            if let Some(not_run) = self.over_cap() {
+                return Err(not_run);
+            }
+            let (mut session, reused) = match self.take() {
+                Some(s) => (s, true),
+                None => match self.spawn() {
+                    Ok((s, _)) => (s, false),
+                    Err((fault, tail)) => return Err(self.errored(fault, tail)),
+                },
+            };
+            let seq = session.next_seq;
+            session.next_seq += 1;
+            match self.exchange(&mut session, case, seq) {
+                Ok(answer) => {
+                    session.last_case = Some(case.name());
+                    self.give_back(session);
+                    return answer;
+                }
+                Err(fault) if fault.gone && reused && attempt == 0 => session.child.kill(),
+                Err(fault) => {
+                    session.child.kill();
+                    return Err(self.errored(fault, session.child.stderr_tail()));
+                }
+            }
         }
-        let mut session = match self.take() {
-            Some(s) => s,
-            None => self
-                .spawn()
-                .map(|(s, _)| s)
-                .map_err(|(f, tail)| self.errored(f, tail))?,
+        Err(Failure::NotRun(
+            "no process could take the case".to_string(),
+        ))
+    }
+
+    /// Sends one case and reads its answer; `Err` is a fault of the process, `Ok(Err)` a case it
+    /// declined or failed by its own account. A late line of the case before (its `seq`) is that
+    /// case's fault, and this case waits on for its own answer.
+    fn exchange(
+        &self,
+        session: &mut Session,
+        case: &Case,
+        seq: u64,
+    ) -> Result<Result<Vec<Value>, Failure>, Fault> {
+        let deadline = Deadline::after(self.options.timeout);
+        let request = json!({"type": "run", "seq": seq, "case": case.name(),
+                             "operations": case.operations()});
+        session.child.send(&request.to_string(), deadline)?;
+        let (line, v) = loop {
+            let line = session.child.receive(deadline)?;
+            let v = parse_object(&line)?;
+            match v.get("seq").and_then(Value::as_u64) {
+                Some(s) if s == seq => break (line, v),
+                Some(s) if s < seq && session.last_case.is_some() => {
+                    self.late_fault(session, &line);
+                }
+                Some(s) => {
+                    return Err(Fault::new(format!(
+                        "answer for seq {s}, expected seq {seq}"
+                    )));
+                }
+                None => {
+                    return Err(Fault::new(format!(
+                        "answer without seq: {}",
+                        clip(&line, 300)
+                    )));
+                }
+            }
         };
-        let seq = session.next_seq;
-        session.next_seq += 1;
-        match exchange(&mut session.child, case, seq, self.options.timeout) {
-            Ok(answer) => {
-                self.give_back(session);
-                answer
+        let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        match v.get("type").and_then(Value::as_str) {
+            Some("results") => {
+                let results = v
+                    .get("results")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| Fault::new("`results` must be a list".to_string()))?;
+                check_count(results, case)?;
+                Ok(Ok(results.clone()))
             }
-            Err(fault) => {
-                session.child.kill();
-                Err(self.errored(fault, session.child.stderr_tail()))
-            }
+            Some("skipped") => Ok(Err(Failure::Skipped(text("reason")))),
+            Some("errored") => Ok(Err(Failure::Errored {
+                message: format!("the implementation reported an error: {}", text("message")),
+                detail: text("traceback"),
+            })),
+            _ => Err(Fault::new(format!(
+                "answer of unknown type: {}",
+                clip(&line, 300)
+            ))),
         }
     }
 
@@ -223,15 +394,56 @@ impl Subprocess {
         if let Some(not_run) = self.over_cap() {
             return Err(not_run);
         }
-        let mut child = Child::spawn(&self.command, Reading::Whole).map_err(|e| {
-            self.errored(
-                Fault(format!("cannot start `{}`: {e}", self.command)),
-                String::new(),
-            )
-        })?;
+        // In per-case mode every case is a start; only a command that cannot be started at all
+        // counts as a failed start.
+        let mut child = match self.child(Reading::Whole) {
+            Ok(child) => {
+                self.failed_starts.store(0, Ordering::SeqCst);
+                child
+            }
+            Err((fault, tail)) => {
+                self.failed_starts.fetch_add(1, Ordering::SeqCst);
+                return Err(self.errored(fault, tail));
+            }
+        };
         let outcome = per_case(&mut child, case, self.options.timeout);
         child.kill();
         outcome.map_err(|fault| self.errored(fault, child.stderr_tail()))
+    }
+
+    /// Stops every idle process: what one wrote after its last answer is that case's fault, one
+    /// that does not exit within a second of `stop` is killed, and whatever any of them started
+    /// is killed too.
+    fn stop(&self) {
+        let sessions: Vec<Session> = self
+            .idle
+            .lock()
+            .map(|mut i| i.drain(..).collect())
+            .unwrap_or_default();
+        let mut stopping = Vec::new();
+        for mut s in sessions {
+            match s.child.leftover() {
+                Leftover::Line(line) => {
+                    s.child.kill();
+                    self.late_fault(&s, &line);
+                }
+                Leftover::Closed => s.child.kill(),
+                Leftover::Nothing => {
+                    let deadline = Deadline::after(Duration::from_millis(200));
+                    let _ = s.child.send(r#"{"type":"stop"}"#, deadline);
+                    s.child.close_stdin();
+                    stopping.push(s);
+                }
+            }
+        }
+        let deadline = Deadline::after(Duration::from_secs(1));
+        for mut s in stopping {
+            let _ = s.child.wait(deadline.left());
+            if let Leftover::Line(line) = s.child.leftover() {
+                self.late_fault(&s, &line);
+            }
+            s.child.kill();
+        }
     }
 }
 
@@ -280,22 +492,19 @@ impl Implementation for Subprocess {
             self.run_lines(case)
         }
     }
+
+    fn finish(&self) -> Vec<(String, Failure)> {
+        self.stop();
+        self.late
+            .lock()
+            .map(|mut l| std::mem::take(&mut *l))
+            .unwrap_or_default()
+    }
 }
 
 impl Drop for Subprocess {
     fn drop(&mut self) {
-        let sessions: Vec<Session> = self
-            .idle
-            .lock()
-            .map(|mut i| i.drain(..).collect())
-            .unwrap_or_default();
-        for mut s in sessions {
-            let _ = s.child.send(r#"{"type":"stop"}"#);
-            s.child.close_stdin();
-            if s.child.wait(Duration::from_secs(1)).is_none() {
-                s.child.kill();
-            }
-        }
+        self.stop();
     }
 }
 
@@ -308,12 +517,16 @@ fn stderr_block(stderr: &str) -> String {
 }
 
 fn handshake(child: &mut Child, timeout: Duration) -> Result<Hello, Fault> {
+    let deadline = Deadline::after(timeout);
     // A process that exits at once closes its stdin before the hello arrives; its exit (read
     // below) says more than the failed write.
-    let _ = child.send(&json!({"type": "hello", "protocol": PROTOCOL}).to_string());
-    let line = child.receive(timeout)?;
+    let _ = child.send(
+        &json!({"type": "hello", "protocol": PROTOCOL}).to_string(),
+        deadline,
+    );
+    let line = child.receive(deadline)?;
     let v = parse_object(&line)?;
-    let bad = |why: &str| Fault(format!("bad hello: {why}: {}", clip(&line, 300)));
+    let bad = |why: &str| Fault::new(format!("bad hello: {why}: {}", clip(&line, 300)));
     if v.get("type").and_then(Value::as_str) != Some("hello") {
         return Err(bad("expected {\"type\": \"hello\", ...}"));
     }
@@ -348,48 +561,6 @@ fn handshake(child: &mut Child, timeout: Duration) -> Result<Hello, Fault> {
     })
 }
 
-/// Sends one case and reads its answer; `Err` is a fault of the process, `Ok(Err)` a case it
-/// declined or failed by its own account.
-fn exchange(
-    child: &mut Child,
-    case: &Case,
-    seq: u64,
-    timeout: Duration,
-) -> Result<Result<Vec<Value>, Failure>, Fault> {
-    let request =
-        json!({"type": "run", "seq": seq, "case": case.name(), "operations": case.operations()});
-    child
-        .send(&request.to_string())
-        .map_err(|e| Fault(format!("cannot send the case: {e}")))?;
-    let line = child.receive(timeout)?;
-    let v = parse_object(&line)?;
-    match v.get("seq").and_then(Value::as_u64) {
-        Some(s) if s == seq => {}
-        Some(s) => return Err(Fault(format!("answer for seq {s}, expected seq {seq}"))),
-        None => return Err(Fault(format!("answer without seq: {}", clip(&line, 300)))),
-    }
-    let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-    match v.get("type").and_then(Value::as_str) {
-        Some("results") => {
-            let results = v
-                .get("results")
-                .and_then(Value::as_array)
-                .ok_or_else(|| Fault("`results` must be a list".to_string()))?;
-            check_count(results, case)?;
-            Ok(Ok(results.clone()))
-        }
-        Some("skipped") => Ok(Err(Failure::Skipped(text("reason")))),
-        Some("errored") => Ok(Err(Failure::Errored {
-            message: format!("the implementation reported an error: {}", text("message")),
-            detail: text("traceback"),
-        })),
-        _ => Err(Fault(format!(
-            "answer of unknown type: {}",
-            clip(&line, 300)
-        ))),
-    }
-}
-
 fn per_case(child: &mut Child, case: &Case, timeout: Duration) -> Result<Vec<Value>, Fault> {
     let results = per_case_run(child, &case.operations(), timeout)?;
     check_count(&results, case)?;
@@ -398,26 +569,31 @@ fn per_case(child: &mut Child, case: &Case, timeout: Duration) -> Result<Vec<Val
 
 /// One run in per-case mode: the operations on stdin, the results array from stdout.
 fn per_case_run(child: &mut Child, ops: &[Value], timeout: Duration) -> Result<Vec<Value>, Fault> {
+    let deadline = Deadline::after(timeout);
     let input = Value::Array(ops.to_vec()).to_string();
     // A process that exits without reading its input is judged by its output, not by the
-    // failed write.
-    let _ = child.send(&input);
+    // failed write; one that neither reads nor exits has run out of time.
+    if let Err(e) = child.send(&input, deadline)
+        && e.is_timeout()
+    {
+        return Err(e.into());
+    }
     child.close_stdin();
-    let out = child.receive(timeout)?;
-    if let Some(status) = child.wait(timeout)
+    let out = child.receive(deadline)?;
+    if let Some(status) = child.wait(deadline.left())
         && !status.success()
     {
-        return Err(Fault(format!("the implementation exited ({status})")));
+        return Err(Fault::new(format!("the implementation exited ({status})")));
     }
     let results: Value = serde_json::from_str(&out).map_err(|e| {
-        Fault(format!(
+        Fault::new(format!(
             "output is not JSON: {e}: {}",
             clip(out.trim(), 300)
         ))
     })?;
     match results {
         Value::Array(results) => Ok(results),
-        _ => Err(Fault(format!(
+        _ => Err(Fault::new(format!(
             "output is not a JSON array: {}",
             clip(out.trim(), 300)
         ))),
@@ -428,7 +604,7 @@ fn check_count(results: &[Value], case: &Case) -> Result<(), Fault> {
     if results.len() == case.steps.len() {
         Ok(())
     } else {
-        Err(Fault(format!(
+        Err(Fault::new(format!(
             "{} results for {} operations",
             results.len(),
             case.steps.len()
@@ -439,11 +615,11 @@ fn check_count(results: &[Value], case: &Case) -> Result<(), Fault> {
 fn parse_object(line: &str) -> Result<Value, Fault> {
     match serde_json::from_str::<Value>(line) {
         Ok(v) if v.is_object() => Ok(v),
-        Ok(_) => Err(Fault(format!(
+        Ok(_) => Err(Fault::new(format!(
             "answer is not a JSON object: {}",
             clip(line, 300)
         ))),
-        Err(e) => Err(Fault(format!(
+        Err(e) => Err(Fault::new(format!(
             "answer is not JSON ({e}): {}",
             clip(line, 300)
         ))),

@@ -119,14 +119,15 @@ pub fn human(
     out
 }
 
-/// Whether an implementation passes: every case passed, failed as expected, or did not apply;
-/// with `strict`, no listed case passed either.
-pub fn success(cases: &[Case], g: &Graded, strict: bool) -> bool {
+/// Whether an implementation passes: every case passed, failed as expected, or did not apply,
+/// one passed at least, none was skipped (unless `allow_skips`); with `strict`, no listed case
+/// passed either.
+pub fn success(cases: &[Case], g: &Graded, strict: bool, allow_skips: bool) -> bool {
     let mut t = Tally::default();
     for v in g.verdicts(cases, Scope::FULL) {
         t.add(&v);
     }
-    t.success() && (!strict || t.unexpected_passes == 0)
+    t.success(allow_skips) && (!strict || t.unexpected_passes == 0)
 }
 
 /// One JSON object per implementation: its name and command, how it started, its grade and

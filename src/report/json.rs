@@ -6,7 +6,8 @@ use crate::runner::Verdict;
 use serde_json::{Value, json};
 
 /// One JSON object per line: `start`, then a `case` event per case, then `summary`.
-pub fn json_case(case: &Case, v: &Verdict) -> String {
+/// `slow`: the case timed out and passed when run again alone.
+pub fn json_case(case: &Case, v: &Verdict, slow: bool) -> String {
     json!({
         "event": "case",
         "name": case.name(),
@@ -18,6 +19,7 @@ pub fn json_case(case: &Case, v: &Verdict) -> String {
         "line": case.line,
         "verdict": verdict_word(v),
         "message": message(v),
+        "slow": slow && matches!(v, Verdict::Passed),
     })
     .to_string()
 }

@@ -48,8 +48,35 @@ impl Tally {
         }
     }
 
-    pub fn success(&self) -> bool {
+    /// A run passes when nothing failed, errored or was not run, something passed (an
+    /// implementation that checked nothing does not pass), and, unless `allow_skips`, the
+    /// implementation skipped no case of a part it declares.
+    pub fn success(&self, allow_skips: bool) -> bool {
         self.failed + self.errored + self.not_run == 0
+            && self.passed + self.unexpected_passes > 0
+            && (allow_skips || self.skipped == 0)
+    }
+
+    /// Why a run that is otherwise clean does not pass, in a sentence, if it does not.
+    pub fn why_not_passed(&self, allow_skips: bool) -> Option<String> {
+        if self.failed + self.errored + self.not_run > 0 {
+            return None;
+        }
+        if self.passed + self.unexpected_passes == 0 {
+            return Some(
+                "nothing was checked: no case passed (the implementation declares no part of \
+                 the selected cases, or skipped them all)"
+                    .to_string(),
+            );
+        }
+        (!allow_skips && self.skipped > 0).then(|| {
+            format!(
+                "the implementation skipped {} case{} of parts it declares: a skip is not a pass \
+                 (--allow-skips accepts them while an implementation is unfinished)",
+                self.skipped,
+                if self.skipped == 1 { "" } else { "s" }
+            )
+        })
     }
 
     /// Cases that ran, whatever became of them (not skipped, not applicable).

@@ -25,11 +25,36 @@ if fault == "exit-at-start":
     sys.stderr.write("fake: refusing to start\n")
     sys.exit(3)
 
+# FAKE_PARTS, when set, is the comma-separated list of parts declared (possibly none).
+parts = ["retries", "ordering", "pause"]
+if "FAKE_PARTS" in os.environ:
+    parts = [p for p in os.environ["FAKE_PARTS"].split(",") if p]
+
+
+def orphans(tag):
+    """Leaves two processes behind: one in our group, one that moved to a session of its own
+    and, if still alive in 3 s, writes a marker file named by FAKE_MARKER."""
+    import subprocess
+    marker = os.environ.get("FAKE_MARKER", "/dev/null")
+    code = ("import os, sys, time\n"
+            "if sys.argv[1] == 'setsid': os.setsid()\n"
+            "time.sleep(3)\n"
+            "open(sys.argv[3], 'a').write(sys.argv[1] + chr(10))\n"
+            "time.sleep(300)\n")
+    for how in ("group", "setsid"):
+        subprocess.Popen([sys.executable, "-c", code, how, tag, marker],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
         send(json.dumps({"type": "hello", "protocol": 1, "name": "fake", "language": "python",
-                         "version": "0", "parts": ["retries", "ordering", "pause"]}))
+                         "version": "0", "parts": parts}))
+        if fault == "stop-reading":
+            time.sleep(3600)
+        if fault == "orphans":
+            orphans(pattern)
         continue
     if msg["type"] == "stop":
         break
@@ -79,3 +104,21 @@ for line in sys.stdin:
                          "traceback": "Traceback (most recent call last):\n  fake\nValueError: nope"}))
     elif fault == "skipped":
         send(json.dumps({"type": "skipped", "seq": seq, "reason": "not today"}))
+    elif fault == "twice":
+        send(json.dumps(answer))
+        send(json.dumps(answer))
+    elif fault == "late-twice":
+        send(json.dumps(answer))
+        time.sleep(0.3)
+        send(json.dumps(answer))
+    elif fault == "flood-stdout":
+        send(json.dumps(answer))
+        line = "z" * 4095 + "\n"
+        for _ in range(100 * 256):  # 100 MiB after the answer
+            out.write(line)
+        out.flush()
+    elif fault == "big-results":
+        answer["results"] = ["r" * (1 << 20) for _ in results]
+        send(json.dumps(answer))
+    elif fault == "crash-hard":
+        os._exit(1)

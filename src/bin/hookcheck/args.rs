@@ -127,16 +127,28 @@ pub struct ImplArgs {
     /// `10` read the same (JavaScript, Go), which leaves out the steps that depend on spelling.
     #[arg(long, value_enum, default_value_t = NumbersArg::Spelling)]
     pub numbers: NumbersArg,
-    /// Cases in flight at once, each in its own implementation process [default: cores].
+    /// Cases in flight at once, each in its own implementation process [default: cores; at
+    /// most four per core: more would only make cases time out].
     #[arg(long, short)]
     pub jobs: Option<usize>,
-    /// Seconds an implementation may take for one case.
-    #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+    /// Seconds an implementation may take for one case, writing the case included (0.01 to
+    /// 86400). A case that times out is run once more, alone, after the others, before it is
+    /// reported errored.
+    #[arg(
+        long,
+        default_value_t = 5.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
     pub timeout: f64,
-    /// Implementation processes killed for faults before the remaining cases are not run
-    /// [default: 10 for check; 1000 for fuzz, whose shrinking replays crashes on purpose].
-    #[arg(long)]
-    pub max_restarts: Option<usize>,
+    /// Starts in a row that may fail (the command does not start, or fails the handshake)
+    /// before the remaining cases are not run. A crash or a hang while serving a case errors
+    /// that case only, and the next case gets a fresh process.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub max_restarts: usize,
+    /// The longest answer to one case, in MiB (1 to 1024); a longer one errors the case.
+    #[arg(long, default_value_t = 1, value_name = "MIB")]
+    pub max_answer: usize,
 }
 
 #[derive(clap::Args)]
@@ -171,6 +183,15 @@ pub struct CheckArgs {
     /// With --expect: a listed case that passes, or one the corpus does not have (renamed, retired), fails the run.
     #[arg(long)]
     pub strict: bool,
+    /// Parts every implementation must declare (comma-separated): for graders. A case of a
+    /// required part the implementation does not declare fails; without this, a part declared
+    /// away is reported "not implemented" and does not fail the run.
+    #[arg(long, value_delimiter = ',', value_name = "PART")]
+    pub require_parts: Vec<PartArg>,
+    /// Cases an implementation skips (answers `skipped`) in parts it declares do not fail the
+    /// run: for an implementer mid-way. They still count as not passed in the grade.
+    #[arg(long)]
+    pub allow_skips: bool,
     /// Write the cases that fail now as a starting expectations file (never overwrites).
     #[arg(long, value_name = "FILE")]
     pub write_expectations: Option<PathBuf>,
@@ -208,10 +229,15 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = 40)]
     pub max_ops: usize,
     /// Stop after this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
     pub time: Option<f64>,
     /// Seconds the shrinker may take.
-    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    #[arg(
+        long,
+        default_value_t = 30.0,
+        value_name = "SECONDS",
+        allow_negative_numbers = true
+    )]
     pub shrink_time: f64,
     /// Only what the brief states: no sequence whose results depend on a clarification, and
     /// what disable and enable return is not compared.

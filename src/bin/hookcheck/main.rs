@@ -22,11 +22,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Run { file, input } => run(file, input),
-        Command::Check(args) => check(*args),
+        Command::Check(args) => with_implementations(|| check(*args)),
         Command::Coverage(corpus) => coverage(&corpus.sources()),
         Command::Export { dir } => export(&dir),
         Command::Serve { per_case } => serve(per_case),
-        Command::Fuzz(args) => fuzz(*args),
+        Command::Fuzz(args) => with_implementations(|| fuzz(*args)),
         Command::Record {
             id,
             ticket,
@@ -39,35 +39,93 @@ fn main() -> ExitCode {
     }
 }
 
-fn seconds(value: f64, flag: &str) -> Result<Duration, ExitCode> {
-    if value.is_finite() && value > 0.0 {
+/// Runs a command that starts implementation processes: Ctrl-C and SIGTERM end them and the
+/// report of what ran is still printed (exit 130 or 143), and nothing they started outlives
+/// hookcheck.
+fn with_implementations(command: impl FnOnce() -> ExitCode) -> ExitCode {
+    hookcheck::interrupt::install();
+    let code = command();
+    hookcheck::implementation::sweep();
+    match hookcheck::interrupt::exit_status() {
+        Some(status) => {
+            eprintln!(
+                "hookcheck: {}; the report above covers what ran",
+                hookcheck::interrupt::reason().unwrap_or_default()
+            );
+            ExitCode::from(status)
+        }
+        None => code,
+    }
+}
+
+/// A number of seconds from a flag, within `range` (checked here so that no later `Duration`
+/// or `Instant` arithmetic can overflow).
+fn seconds(
+    value: f64,
+    flag: &str,
+    range: std::ops::RangeInclusive<f64>,
+) -> Result<Duration, ExitCode> {
+    if value.is_finite() && range.contains(&value) {
         Ok(Duration::from_secs_f64(value))
     } else {
-        eprintln!("hookcheck: {flag} must be a positive number of seconds");
+        eprintln!(
+            "hookcheck: {flag} is a number of seconds from {} to {}, not {value}",
+            range.start(),
+            range.end()
+        );
         Err(ExitCode::from(2))
     }
 }
 
+/// The longest `--timeout`: a day.
+const DAY: f64 = 86_400.0;
+
 impl ImplArgs {
-    /// The process implementation's options and the number of jobs, or a usage error; `restarts` is
-    /// the command's default for `--max-restarts`.
-    fn options(&self, restarts: usize) -> Result<(Options, usize), ExitCode> {
+    /// The process implementation's options and the number of jobs, or a usage error.
+    fn options(&self) -> Result<(Options, usize), ExitCode> {
+        if !(1..=1024).contains(&self.max_answer) {
+            eprintln!(
+                "hookcheck: --max-answer is a size in MiB from 1 to 1024, not {}",
+                self.max_answer
+            );
+            return Err(ExitCode::from(2));
+        }
         let options = Options {
-            timeout: seconds(self.timeout, "--timeout")?,
-            max_restarts: self.max_restarts.unwrap_or(restarts),
+            timeout: seconds(self.timeout, "--timeout", 0.01..=DAY)?,
+            max_restarts: self.max_restarts,
             per_case: self.per_case,
             parts: self.parts.iter().map(|p| p.part()).collect(),
             numbers: self.numbers.numbers(),
+            max_answer: self.max_answer << 20,
+            ..Options::default()
         };
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Ok((options, self.jobs.unwrap_or(cores).max(1)))
+        // More processes than the cores can run only make cases time out: overload is not the
+        // implementation's failure.
+        let cap = cores * 4;
+        let jobs = match self.jobs {
+            Some(0) => {
+                eprintln!("hookcheck: --jobs is at least 1");
+                return Err(ExitCode::from(2));
+            }
+            Some(j) if j > cap => {
+                eprintln!(
+                    "hookcheck: warning: --jobs {j} is more than this machine's {cores} cores can \
+                     run; using {cap} (four per core)"
+                );
+                cap
+            }
+            Some(j) => j,
+            None => cores,
+        };
+        Ok((options, jobs))
     }
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
     let ((options, jobs), shrink_time) = match (
-        args.run.options(1000),
-        seconds(args.shrink_time, "--shrink-time"),
+        args.run.options(),
+        seconds(args.shrink_time, "--shrink-time", 0.0..=DAY),
     ) {
         (Ok(o), Ok(s)) => (o, s),
         (Err(code), _) | (_, Err(code)) => return code,
@@ -78,7 +136,11 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     };
-    let time = match args.time.map(|t| seconds(t, "--time")).transpose() {
+    let time = match args
+        .time
+        .map(|t| seconds(t, "--time", 0.0..=365.0 * DAY))
+        .transpose()
+    {
         Ok(t) => t,
         Err(code) => return code,
     };
@@ -221,10 +283,11 @@ fn serve(per_case: bool) -> ExitCode {
 }
 
 fn check(args: CheckArgs) -> ExitCode {
-    let (options, jobs) = match args.run.options(10) {
+    let (mut options, jobs) = match args.run.options() {
         Ok(o) => o,
         Err(code) => return code,
     };
+    options.require_parts = args.require_parts.iter().map(|p| p.part()).collect();
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -270,6 +333,7 @@ fn check(args: CheckArgs) -> ExitCode {
         html: args.html,
         expect: args.expect,
         strict: args.strict,
+        allow_skips: args.allow_skips,
         write_expectations: args.write_expectations,
         color,
         verbose: args.verbose,
