@@ -289,6 +289,29 @@ fn overload_is_not_failure() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A case that times out among the others and passes when run again alone is a pass, marked
+/// slow and counted apart.
+#[test]
+fn a_timeout_is_confirmed_alone_before_it_counts() {
+    let dir = folder("slow");
+    let command = format!("python3 {} slow-once ordering-brief-example", fake());
+    let o = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args(["check", "--impl", &command, "--part", "ordering", "--timeout", "1"])
+        .args(["--format", "json"])
+        .current_dir(&dir)
+        .env("FAKE_MARKER", dir.join("slow-marker"))
+        .output()
+        .expect("hookcheck runs");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let victim = events(&o)
+        .into_iter()
+        .find(|e| e["name"] == "ordering::ordering-brief-example")
+        .expect("the victim");
+    assert_eq!(victim["verdict"], "passed", "{victim}");
+    assert_eq!(victim["slow"], true, "{victim}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_second_answer_is_the_fault_of_its_own_case() {
     let dir = folder("twice");

@@ -122,3 +122,10 @@ for line in sys.stdin:
         send(json.dumps(answer))
     elif fault == "crash-hard":
         os._exit(1)
+    elif fault == "slow-once":
+        # Too slow the first time (a busy machine), in time when run again.
+        marker = os.environ["FAKE_MARKER"]
+        if not os.path.exists(marker):
+            open(marker, "w").close()
+            time.sleep(3)
+        send(json.dumps(answer))
