@@ -2,6 +2,7 @@
 //! on a thread (line by line, or whole, never more than a cap), its stderr drained into a short
 //! tail so a flood can neither block it nor fill our memory, and killed with its whole group.
 
+use super::Sandbox;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -87,10 +88,9 @@ pub struct Child {
 }
 
 impl Child {
-    pub fn spawn(command: &str, reading: Reading) -> io::Result<Child> {
-        let mut process = Command::new("sh")
-            .arg("-c")
-            .arg(command)
+    pub fn spawn(command: &str, sandbox: Option<&Sandbox>, reading: Reading) -> io::Result<Child> {
+        let mut process = super::sandbox::command(command, sandbox)
+            .map_err(io::Error::other)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -3,8 +3,10 @@
 
 mod child;
 mod process;
+pub mod sandbox;
 
 pub use process::{Hello, Options, PROTOCOL, Subprocess};
+pub use sandbox::Sandbox;
 
 use crate::case::{Case, Part};
 use crate::compare::Numbers;

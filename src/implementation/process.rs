@@ -3,7 +3,7 @@
 //! process and lets the next case start a new one, until the restart cap.
 
 use super::child::{Child, NoAnswer, Reading, clip};
-use super::{Failure, Implementation};
+use super::{Failure, Implementation, Sandbox};
 use crate::case::{Case, Part};
 use crate::compare::Numbers;
 use serde_json::{Value, json};
@@ -26,6 +26,8 @@ pub struct Options {
     pub parts: Vec<Part>,
     /// How a per-case implementation's JSON reader sees numbers (lines mode: the handshake).
     pub numbers: Numbers,
+    /// Run each process in a sandbox (`--sandbox`); `None` runs it as is.
+    pub sandbox: Option<Sandbox>,
 }
 
 impl Default for Options {
@@ -36,6 +38,7 @@ impl Default for Options {
             per_case: false,
             parts: Part::ALL.to_vec(),
             numbers: Numbers::Spelling,
+            sandbox: None,
         }
     }
 }
@@ -105,12 +108,13 @@ impl Subprocess {
     /// Per-case mode has no handshake: an empty run (`[]` in, `[]` out) shows the command starts
     /// and speaks the mode, whatever the cases hold.
     fn probe(&self) -> Result<(), (Fault, String)> {
-        let mut child = Child::spawn(&self.command, Reading::Whole).map_err(|e| {
-            (
-                Fault(format!("cannot start `{}`: {e}", self.command)),
-                String::new(),
-            )
-        })?;
+        let mut child = Child::spawn(&self.command, self.options.sandbox.as_ref(), Reading::Whole)
+            .map_err(|e| {
+                (
+                    Fault(format!("cannot start `{}`: {e}", self.command)),
+                    String::new(),
+                )
+            })?;
         let outcome = match per_case_run(&mut child, &[], self.options.timeout) {
             Ok(results) if results.is_empty() => Ok(()),
             Ok(results) => Err(Fault(format!(
@@ -151,12 +155,13 @@ impl Subprocess {
     }
 
     fn spawn(&self) -> Result<(Session, Hello), (Fault, String)> {
-        let mut child = Child::spawn(&self.command, Reading::Lines).map_err(|e| {
-            (
-                Fault(format!("cannot start `{}`: {e}", self.command)),
-                String::new(),
-            )
-        })?;
+        let mut child = Child::spawn(&self.command, self.options.sandbox.as_ref(), Reading::Lines)
+            .map_err(|e| {
+                (
+                    Fault(format!("cannot start `{}`: {e}", self.command)),
+                    String::new(),
+                )
+            })?;
         match handshake(&mut child, self.options.timeout) {
             Ok(hello) => Ok((Session { child, next_seq: 1 }, hello)),
             Err(fault) => {
@@ -223,12 +228,13 @@ impl Subprocess {
         if let Some(not_run) = self.over_cap() {
             return Err(not_run);
         }
-        let mut child = Child::spawn(&self.command, Reading::Whole).map_err(|e| {
-            self.errored(
-                Fault(format!("cannot start `{}`: {e}", self.command)),
-                String::new(),
-            )
-        })?;
+        let mut child = Child::spawn(&self.command, self.options.sandbox.as_ref(), Reading::Whole)
+            .map_err(|e| {
+                self.errored(
+                    Fault(format!("cannot start `{}`: {e}", self.command)),
+                    String::new(),
+                )
+            })?;
         let outcome = per_case(&mut child, case, self.options.timeout);
         child.kill();
         outcome.map_err(|fault| self.errored(fault, child.stderr_tail()))

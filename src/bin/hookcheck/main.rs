@@ -7,7 +7,7 @@ use clap::Parser;
 use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
-use hookcheck::implementation::{Implementation, Options, Subprocess};
+use hookcheck::implementation::{Implementation, Options, Sandbox, Subprocess};
 use hookcheck::input::{Format, RunError, run_stream};
 use hookcheck::manifest;
 use hookcheck::runner::Selection;
@@ -52,16 +52,48 @@ impl ImplArgs {
     /// The process implementation's options and the number of jobs, or a usage error; `restarts` is
     /// the command's default for `--max-restarts`.
     fn options(&self, restarts: usize) -> Result<(Options, usize), ExitCode> {
+        let sandbox = self.configured_sandbox()?;
         let options = Options {
             timeout: seconds(self.timeout, "--timeout")?,
             max_restarts: self.max_restarts.unwrap_or(restarts),
             per_case: self.per_case,
             parts: self.parts.iter().map(|p| p.part()).collect(),
             numbers: self.numbers.numbers(),
+            sandbox: self.sandbox.then_some(sandbox),
         };
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Ok((options, self.jobs.unwrap_or(cores).max(1)))
     }
+
+    /// The sandbox of `--sandbox` and of manifest entries with `sandbox = true`: validated
+    /// whether or not it is used, so a wrong limit is an error before any case runs.
+    fn configured_sandbox(&self) -> Result<Sandbox, ExitCode> {
+        Sandbox::new(
+            self.sandbox_memory,
+            self.sandbox_cpu,
+            self.sandbox_processes,
+            &self.sandbox_bind,
+        )
+        .map_err(|e| {
+            eprintln!("hookcheck: {e}");
+            ExitCode::from(2)
+        })
+    }
+}
+
+/// One look, before any case, for what sandboxes need: a configuration error (exit 2) without,
+/// never a run without a sandbox.
+fn sandbox_ready<'a>(
+    mut options: impl Iterator<Item = &'a Options>,
+    command: &str,
+) -> Result<(), ExitCode> {
+    if !options.any(|o| o.sandbox.is_some()) {
+        return Ok(());
+    }
+    hookcheck::implementation::sandbox::check_available().map_err(|e| {
+        eprintln!("hookcheck {command}: {e}");
+        ExitCode::from(2)
+    })
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
@@ -82,6 +114,9 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
+    if let Err(code) = sandbox_ready(std::iter::once(&options), "fuzz") {
+        return code;
+    }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -232,10 +267,14 @@ fn check(args: CheckArgs) -> ExitCode {
             io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
+    let configured = match args.run.configured_sandbox() {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let mut entries = match args
         .manifest
         .as_deref()
-        .map(|m| manifest::load(m, &options))
+        .map(|m| manifest::load(m, &options, &configured))
     {
         Some(Ok(entries)) => entries,
         Some(Err(e)) => {
@@ -250,6 +289,9 @@ fn check(args: CheckArgs) -> ExitCode {
             eprintln!("hookcheck check: {e}");
             return ExitCode::from(2);
         }
+    }
+    if let Err(code) = sandbox_ready(entries.iter().map(|e| &e.options), "check") {
+        return code;
     }
     let opts = CheckOptions {
         cases: args.corpus.sources(),
