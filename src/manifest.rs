@@ -16,7 +16,7 @@
 
 use crate::case::Part;
 use crate::compare::Numbers;
-use crate::implementation::Options;
+use crate::implementation::{Options, Sandbox};
 use serde::Deserialize;
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -66,12 +66,17 @@ struct RawEntry {
     timeout: Option<f64>,
     max_restarts: Option<usize>,
     expect: Option<PathBuf>,
+    /// Run it sandboxed (as `--sandbox` does for every entry); `false` does not undo
+    /// `--sandbox`.
+    #[serde(default)]
+    sandbox: bool,
 }
 
 /// Reads a manifest: TOML, or JSON when the file name ends in `.json`. `defaults` are the
-/// options of the command line, which an entry's own fields override. Paths in it (`glob`,
+/// options of the command line, which an entry's own fields override; `sandbox` is the one an
+/// entry's `sandbox = true` turns on (the command line's limits and binds). Paths in it (`glob`,
 /// `expect`) are relative to the manifest's folder; commands run from the current folder.
-pub fn load(path: &Path, defaults: &Options) -> Result<Vec<Entry>, String> {
+pub fn load(path: &Path, defaults: &Options, sandbox: &Sandbox) -> Result<Vec<Entry>, String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let text = std::fs::read_to_string(path).map_err(|e| at(format!("cannot read: {e}")))?;
     let manifest: Manifest = if path.extension().is_some_and(|e| e == "json") {
@@ -83,7 +88,7 @@ pub fn load(path: &Path, defaults: &Options) -> Result<Vec<Entry>, String> {
     let mut entries = Vec::new();
     for (i, raw) in manifest.implementation.into_iter().enumerate() {
         let which = |e: String| at(format!("implementation {}: {e}", i + 1));
-        let options = raw.options(defaults).map_err(which)?;
+        let options = raw.options(defaults, sandbox).map_err(which)?;
         let expect = raw.expect.as_ref().map(|p| base.join(p));
         match &raw.glob {
             None => entries.push(Entry {
@@ -122,9 +127,12 @@ pub fn load(path: &Path, defaults: &Options) -> Result<Vec<Entry>, String> {
 }
 
 impl RawEntry {
-    fn options(&self, defaults: &Options) -> Result<Options, String> {
+    fn options(&self, defaults: &Options, sandbox: &Sandbox) -> Result<Options, String> {
         let mut options = defaults.clone();
         options.per_case |= self.per_case;
+        if self.sandbox && options.sandbox.is_none() {
+            options.sandbox = Some(sandbox.clone());
+        }
         let parse = |parts: &[String]| {
             parts
                 .iter()
@@ -240,6 +248,15 @@ pub fn from_commands(
     }
     unique_names(&entries)?;
     Ok(entries)
+}
+
+/// The options of an entry made from the matched file `file`: sandboxed, its folder is the
+/// submission's.
+fn for_file(options: &Options, file: &Path) -> Options {
+    Options {
+        sandbox: options.sandbox.as_ref().map(|s| s.for_file(file)),
+        ..options.clone()
+    }
 }
 
 /// A command's name in reports: the file name of its last argument that looks like a path
@@ -375,7 +392,7 @@ fn per_file(
     expect: Option<&Path>,
 ) -> Result<Entry, String> {
     let (command, vars) = fill_command(command, file)?;
-    let mut options = options.clone();
+    let mut options = for_file(options, file);
     options.vars = vars;
     Ok(Entry {
         name: fill(name, file).to_string_lossy().into_owned(),
@@ -457,6 +474,60 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sandbox_true_sandboxes_an_entry_and_a_glob_match_s_folder_is_its_own() {
+        let dir = folder("sandbox");
+        let manifest = dir.join("grading.toml");
+        std::fs::write(
+            &manifest,
+            r#"
+[[implementation]]
+name = "trusted"
+command = "python3 ours.py"
+
+[[implementation]]
+glob = "submissions/*/solution.py"
+command = "python3 adapter.py {path}"
+sandbox = true
+"#,
+        )
+        .expect("manifest");
+        let configured = Sandbox {
+            processes: 99,
+            ..Sandbox::default()
+        };
+        let entries = load(&manifest, &Options::default(), &configured).expect("loads");
+        assert_eq!(entries[0].options.sandbox, None);
+        let alice = entries[1].options.sandbox.as_ref().expect("sandboxed");
+        assert_eq!(alice.processes, 99, "the command line's limits");
+        assert_eq!(
+            alice.folder.as_deref(),
+            Some(dir.join("submissions/alice").as_path())
+        );
+        let bob = entries[2].options.sandbox.as_ref().expect("sandboxed");
+        assert_eq!(
+            bob.folder.as_deref(),
+            Some(dir.join("submissions/bob").as_path())
+        );
+        let each = from_commands(
+            &["python3 adapter.py {path}".to_string()],
+            Some(&format!("{}/submissions/*/solution.py", dir.display())),
+            &Options {
+                sandbox: Some(Sandbox::default()),
+                ..Options::default()
+            },
+        )
+        .expect("each");
+        assert_eq!(
+            each[2]
+                .options
+                .sandbox
+                .as_ref()
+                .and_then(|s| s.folder.as_deref()),
+            Some(dir.join("submissions/carol").as_path())
+        );
+    }
+
+    #[test]
     fn wildcards_match_within_a_component() {
         for (p, n, m) in [
             ("*", "anything", true),
@@ -507,7 +578,7 @@ command = "python3 adapter.py {path}"
 "#,
         )
         .expect("manifest");
-        let entries = load(&manifest, &Options::default()).expect("loads");
+        let entries = load(&manifest, &Options::default(), &Sandbox::default()).expect("loads");
         let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["ours", "alice", "bob", "carol"]);
         assert_eq!(entries[0].options.numbers, Numbers::Values);
@@ -532,7 +603,7 @@ command = "python3 adapter.py {path}"
             r#"{"implementation": [{"command": "a"}, {"command": "b", "name": "B"}]}"#,
         )
         .expect("json");
-        let entries = load(&json, &Options::default()).expect("loads json");
+        let entries = load(&json, &Options::default(), &Sandbox::default()).expect("loads json");
         assert_eq!(
             entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
             ["a", "B"]
@@ -543,12 +614,12 @@ command = "python3 adapter.py {path}"
         )
         .expect("json");
         assert!(
-            load(&json, &Options::default())
+            load(&json, &Options::default(), &Sandbox::default())
                 .unwrap_err()
                 .contains("named `a`")
         );
         std::fs::write(&manifest, "[[implementation]]\ncomand = \"x\"\n").expect("typo");
-        let e = load(&manifest, &Options::default()).unwrap_err();
+        let e = load(&manifest, &Options::default(), &Sandbox::default()).unwrap_err();
         assert!(e.contains("comand") && e.contains("grading.toml"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -296,7 +296,15 @@ fn a_timeout_is_confirmed_alone_before_it_counts() {
     let dir = folder("slow");
     let command = format!("python3 {} slow-once ordering-brief-example", fake());
     let o = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
-        .args(["check", "--impl", &command, "--part", "ordering", "--timeout", "1"])
+        .args([
+            "check",
+            "--impl",
+            &command,
+            "--part",
+            "ordering",
+            "--timeout",
+            "1",
+        ])
         .args(["--format", "json"])
         .current_dir(&dir)
         .env("FAKE_MARKER", dir.join("slow-marker"))

@@ -4,12 +4,13 @@
 //! than a couple of lines ahead, so a flood blocks the writer instead of filling our memory), its
 //! stderr drained into a short tail, and killed with everything it started.
 
+use super::Sandbox;
 use super::{live, reap};
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{ChildStdin, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex};
@@ -172,11 +173,13 @@ pub struct Child {
 }
 
 impl Child {
-    /// Starts `command` with `sh -c`; `vars` are set in its environment (the values of `{path}`
-    /// and friends, which the command refers to as variables and never as pasted text).
+    /// Starts `command` with `sh -c`, in `sandbox` if there is one; `vars` are set in its
+    /// environment (the values of `{path}` and friends, which the command refers to as variables
+    /// and never as pasted text).
     pub fn spawn(
         command: &str,
         vars: &[(String, OsString)],
+        sandbox: Option<&Sandbox>,
         reading: Reading,
         max_answer: usize,
     ) -> io::Result<Child> {
@@ -190,11 +193,10 @@ impl Child {
             NEXT.fetch_add(1, Ordering::SeqCst)
         );
         reap::adopt_orphans();
-        let mut shell = Command::new("sh");
-        shell.arg("-c").arg(command);
-        let mut process = shell
-            .envs(vars.iter().map(|(k, v)| (k, v)))
-            .env(reap::MARK, &mark)
+        let mut env = vars.to_vec();
+        env.push((reap::MARK.to_string(), OsString::from(&mark)));
+        let mut process = super::sandbox::command(command, sandbox, &env)
+            .map_err(io::Error::other)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -5,10 +5,12 @@ mod child;
 mod live;
 mod process;
 mod reap;
+pub mod sandbox;
 
 pub use live::kill_all;
 pub use process::{Hello, MAX_ANSWER, Options, PROTOCOL, Subprocess};
 pub use reap::{adopt_orphans, sweep};
+pub use sandbox::Sandbox;
 
 use crate::case::{Case, Part};
 use crate::compare::Numbers;

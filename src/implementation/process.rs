@@ -4,7 +4,7 @@
 //! keeps failing to start is given up on.
 
 use super::child::{Child, Deadline, Leftover, NoAnswer, Reading, clip};
-use super::{Failure, Implementation};
+use super::{Failure, Implementation, Sandbox};
 use crate::case::{Case, Part};
 use crate::compare::Numbers;
 use serde_json::{Value, json};
@@ -40,6 +40,8 @@ pub struct Options {
     /// Environment variables set for the command: the values of the placeholders `{path}`,
     /// `{dir}` and `{stem}`, which the command names as variables (see `manifest`).
     pub vars: Vec<(String, OsString)>,
+    /// Run each process in a sandbox (`--sandbox`); `None` runs it as is.
+    pub sandbox: Option<Sandbox>,
 }
 
 impl Default for Options {
@@ -53,6 +55,7 @@ impl Default for Options {
             numbers: Numbers::Spelling,
             max_answer: MAX_ANSWER,
             vars: Vec::new(),
+            sandbox: None,
         }
     }
 }
@@ -152,6 +155,7 @@ impl Subprocess {
         Child::spawn(
             &self.command,
             &self.options.vars,
+            self.options.sandbox.as_ref(),
             reading,
             self.options.max_answer,
         )

@@ -149,6 +149,25 @@ pub struct ImplArgs {
     /// The longest answer to one case, in MiB (1 to 1024); a longer one errors the case.
     #[arg(long, default_value_t = 1, value_name = "MIB")]
     pub max_answer: usize,
+    /// Run each implementation process under bubblewrap (`bwrap`): the system folders, the
+    /// submission's folder and the paths its command names read-only, a private /tmp, no
+    /// network, limits below; its processes all die with it (README: Running untrusted
+    /// submissions).
+    #[arg(long)]
+    pub sandbox: bool,
+    /// Address space of each sandboxed process, MiB (also the size of its /tmp).
+    #[arg(long, default_value_t = hookcheck::implementation::sandbox::DEFAULT_MEMORY_MIB, value_name = "MIB")]
+    pub sandbox_memory: u64,
+    /// CPU seconds each sandboxed process may use.
+    #[arg(long, default_value_t = hookcheck::implementation::sandbox::DEFAULT_CPU_SECONDS, value_name = "SECONDS")]
+    pub sandbox_cpu: u64,
+    /// Processes and threads a sandbox may have at once.
+    #[arg(long, default_value_t = hookcheck::implementation::sandbox::DEFAULT_PROCESSES, value_name = "N")]
+    pub sandbox_processes: u64,
+    /// A path to make visible read-only in the sandbox, at the same place (a venv, a toolchain
+    /// in $HOME); repeatable.
+    #[arg(long, value_name = "PATH")]
+    pub sandbox_bind: Vec<PathBuf>,
 }
 
 #[derive(clap::Args)]

@@ -7,7 +7,7 @@ use clap::Parser;
 use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
-use hookcheck::implementation::{Implementation, Options, Subprocess};
+use hookcheck::implementation::{Implementation, Options, Sandbox, Subprocess};
 use hookcheck::input::{Format, RunError, run_stream};
 use hookcheck::manifest;
 use hookcheck::runner::Selection;
@@ -90,6 +90,7 @@ impl ImplArgs {
             );
             return Err(ExitCode::from(2));
         }
+        let sandbox = self.configured_sandbox()?;
         let options = Options {
             timeout: seconds(self.timeout, "--timeout", 0.01..=DAY)?,
             max_restarts: self.max_restarts,
@@ -97,6 +98,7 @@ impl ImplArgs {
             parts: self.parts.iter().map(|p| p.part()).collect(),
             numbers: self.numbers.numbers(),
             max_answer: self.max_answer << 20,
+            sandbox: self.sandbox.then_some(sandbox),
             ..Options::default()
         };
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -120,6 +122,36 @@ impl ImplArgs {
         };
         Ok((options, jobs))
     }
+
+    /// The sandbox of `--sandbox` and of manifest entries with `sandbox = true`: validated
+    /// whether or not it is used, so a wrong limit is an error before any case runs.
+    fn configured_sandbox(&self) -> Result<Sandbox, ExitCode> {
+        Sandbox::new(
+            self.sandbox_memory,
+            self.sandbox_cpu,
+            self.sandbox_processes,
+            &self.sandbox_bind,
+        )
+        .map_err(|e| {
+            eprintln!("hookcheck: {e}");
+            ExitCode::from(2)
+        })
+    }
+}
+
+/// One look, before any case, for what sandboxes need: a configuration error (exit 2) without,
+/// never a run without a sandbox.
+fn sandbox_ready<'a>(
+    mut options: impl Iterator<Item = &'a Options>,
+    command: &str,
+) -> Result<(), ExitCode> {
+    if !options.any(|o| o.sandbox.is_some()) {
+        return Ok(());
+    }
+    hookcheck::implementation::sandbox::check_available().map_err(|e| {
+        eprintln!("hookcheck {command}: {e}");
+        ExitCode::from(2)
+    })
 }
 
 fn fuzz(args: FuzzArgs) -> ExitCode {
@@ -144,6 +176,9 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
+    if let Err(code) = sandbox_ready(std::iter::once(&options), "fuzz") {
+        return code;
+    }
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -295,10 +330,14 @@ fn check(args: CheckArgs) -> ExitCode {
             io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
     };
+    let configured = match args.run.configured_sandbox() {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     let mut entries = match args
         .manifest
         .as_deref()
-        .map(|m| manifest::load(m, &options))
+        .map(|m| manifest::load(m, &options, &configured))
     {
         Some(Ok(entries)) => entries,
         Some(Err(e)) => {
@@ -313,6 +352,9 @@ fn check(args: CheckArgs) -> ExitCode {
             eprintln!("hookcheck check: {e}");
             return ExitCode::from(2);
         }
+    }
+    if let Err(code) = sandbox_ready(entries.iter().map(|e| &e.options), "check") {
+        return code;
     }
     let opts = CheckOptions {
         cases: args.corpus.sources(),
