@@ -197,7 +197,7 @@ fn one(
             writeln!(
                 out,
                 "hookcheck check: {} (parts: {})\n{} {plural} from {}, {} at a time{brief}\n",
-                started.describe,
+                report::inert::terminal_line(&started.describe),
                 if parts.is_empty() {
                     "none".to_string()
                 } else {
@@ -209,6 +209,7 @@ fn one(
             )
             .map_err(io)?;
             if let Some(warning) = &started.warning {
+                let warning = report::inert::terminal(warning);
                 writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
             }
         }
@@ -345,7 +346,7 @@ fn many(
                     let warning = format!(
                         "warning: {}'s expectations list `{name}`, which is not a case \
                          (renamed or retired?)",
-                        g.entry.name
+                        report::inert::terminal_line(&g.entry.name)
                     );
                     writeln!(out, "{}", style.warn(&warning)).map_err(io)?;
                 }

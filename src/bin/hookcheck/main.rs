@@ -281,7 +281,11 @@ fn check(args: CheckArgs) -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             let _ = out.flush();
-            eprintln!("hookcheck check: {}", e.0);
+            // The message can carry an implementation's stderr (a failed handshake).
+            eprintln!(
+                "hookcheck check: {}",
+                hookcheck::report::inert::terminal(&e.0)
+            );
             ExitCode::from(2)
         }
     }
