@@ -139,15 +139,17 @@ fn assert_junit_well_formed(what: &str, xml: &str) {
         .filter(|c| (acting(*c) && (*c as u32) < 0x20) || matches!(c, '\u{fffe}' | '\u{ffff}'))
         .collect();
     assert!(bad.is_empty(), "{what}: XML 1.0 forbids {bad:?}");
+    let file = write_temp(what, "xml", xml);
     let parsed = Command::new("python3")
         .args([
             "-c",
             "import sys, xml.etree.ElementTree as E; r = E.parse(sys.argv[1]).getroot(); \
              print(len(r.findall('.//testcase')))",
         ])
-        .arg(write_temp(what, "xml", xml))
+        .arg(&file)
         .output()
         .expect("python3 runs");
+    let _ = std::fs::remove_file(&file);
     assert!(
         parsed.status.success(),
         "{what}: the JUnit does not parse: {}",
@@ -335,4 +337,144 @@ fn assert_html_inert_data(html: &str) {
     let data: Value = serde_json::from_str(&html[start..start + len]).expect("the data is JSON");
     let details = data["details"].as_object().map_or(0, |d| d.len());
     assert!(details > 50, "{details} failing cells with details");
+}
+
+/// Chromium's command: `$CHROMIUM`, else the first of Debian's and others' names found.
+fn chromium() -> String {
+    if let Ok(c) = std::env::var("CHROMIUM") {
+        return c;
+    }
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {name}")])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if found {
+            return name.to_string();
+        }
+    }
+    panic!("no chromium: install it (apt-get install chromium) or set CHROMIUM");
+}
+
+/// The DOM of `file` after headless Chromium ran its scripts (and let images fail to load,
+/// which fires `onerror`).
+fn dom(dir: &Path, file: &Path) -> String {
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("file://{}", file.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The text of the first `<title>` of a dumped DOM.
+fn title(dom: &str) -> &str {
+    let start = dom.find("<title>").map_or(0, |at| at + "<title>".len());
+    let len = dom[start..].find("</title>").unwrap_or(0);
+    &dom[start..start + len]
+}
+
+/// The number of cells of each row, table by table, of a dumped DOM.
+fn table_widths(dom: &str) -> Vec<Vec<usize>> {
+    dom.split("<table")
+        .skip(1)
+        .map(|table| {
+            let table = &table[..table.find("</table>").unwrap_or(table.len())];
+            table
+                .split("<tr")
+                .skip(1)
+                .map(|row| row.matches("<td").count() + row.matches("<th").count())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs chromium and markdown-it-py: .ci/run installs them and runs ignored tests"]
+fn hostile_text_stays_inert_when_the_reports_are_rendered() {
+    let dir = folder("rendered");
+    check(
+        &dir,
+        "many",
+        &["--manifest", "many.json", "--cases", "cases"],
+    );
+
+    // The HTML report: the page's own script ran (it counts the shown cases), nothing injected
+    // did (the title is the report's own, no image or script element came from the data).
+    let page = dom(&dir, &dir.join("many.html"));
+    assert_eq!(title(&page), "hookcheck: implementations × cases");
+    assert!(
+        page.contains(" cases shown</span>"),
+        "the page's script ran:\n{}",
+        &page[..page.len().min(3000)]
+    );
+    assert!(!page.contains("<img"), "an injected image");
+    assert_eq!(
+        page.matches("<script").count(),
+        2,
+        "only the page's scripts"
+    );
+
+    // The markdown, rendered by a CommonMark renderer with HTML allowed (and tables), then
+    // opened in the browser: no injected script ran, no image, no javascript: link, and every
+    // row of each table as wide as its header.
+    let render = Command::new("python3")
+        .args([
+            "-c",
+            "import sys\n\
+             try:\n    from markdown_it import MarkdownIt\n\
+             except ImportError:\n    sys.exit('markdown-it-py is not installed: \
+             python3 -m pip install markdown-it-py (.ci/run installs it)')\n\
+             md = MarkdownIt('commonmark', {'html': True}).enable('table')\n\
+             body = md.render(open(sys.argv[1], encoding='utf-8').read())\n\
+             sys.stdout.write('<!doctype html><html><head><meta charset=\"utf-8\">\
+             <title>rendered</title></head><body>' + body + '</body></html>')",
+        ])
+        .arg(dir.join("many.md"))
+        .output()
+        .expect("python3 runs");
+    assert!(
+        render.status.success(),
+        "{}",
+        String::from_utf8_lossy(&render.stderr)
+    );
+    let rendered = dir.join("many.md.html");
+    std::fs::write(&rendered, &render.stdout).expect("rendered markdown");
+    let page = dom(&dir, &rendered);
+    assert_eq!(title(&page), "rendered", "an injected script ran");
+    assert!(!page.contains("<img"), "an image in the rendered markdown");
+    assert!(
+        !page.contains("<script"),
+        "a script in the rendered markdown"
+    );
+    assert!(
+        !page.contains("href=\"javascript:") && !page.contains("<a "),
+        "a link in the rendered markdown"
+    );
+    let widths = table_widths(&page);
+    assert_eq!(widths.len(), 2, "the grade and the cases tables");
+    for rows in &widths {
+        assert!(rows.len() > 2, "{rows:?}");
+        assert!(
+            rows.iter().all(|n| *n == rows[0]),
+            "rows of other widths: {rows:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
