@@ -5,7 +5,7 @@
 //! the script adds the filters and the details, and selects the cell named in the address
 //! (`#cell=<implementation>|<case>`), so a link can point at one failure.
 
-use super::inert::{self, LINE_LIMIT, REPORT_LIMIT, clip_report, markup};
+use super::inert::{self, LINE_LIMIT, clip, clip_report, markup};
 use super::{message, verdict_word};
 use crate::case::Case;
 use crate::compare::{Scope, compare};
@@ -44,8 +44,8 @@ pub fn html(cases: &[Case], graded: &[Graded], title: &str) -> String {
     let details = details(cases, graded, &verdicts);
     // Names as the matrix shows them, so that a `#cell=` link made from the page finds its cell.
     let data = json!({
-        "implementations": graded.iter().map(|g| inert::data(&g.entry.name, LINE_LIMIT)).collect::<Vec<_>>(),
-        "cases": cases.iter().map(|c| inert::data(&c.name(), LINE_LIMIT)).collect::<Vec<_>>(),
+        "implementations": graded.iter().map(|g| shown(&g.entry.name)).collect::<Vec<_>>(),
+        "cases": cases.iter().map(|c| shown(&c.name())).collect::<Vec<_>>(),
         "details": details,
     });
     let data = inert::script_json(&data);
@@ -180,10 +180,10 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
             }
             let mut d = json!({
                 "verdict": verdict_word(v).replace('_', " "),
-                "report": inert::data(&message(v), REPORT_LIMIT),
-                "file": inert::data(&c.file.display().to_string(), LINE_LIMIT),
+                "report": inert::data(&message(v)),
+                "file": shown(&c.file.display().to_string()),
                 "line": c.line,
-                "title": inert::data(&c.title, LINE_LIMIT),
+                "title": shown(&c.title),
             });
             if let Ran::Results(actual) = &g.ran[j]
                 && let Err(m) = compare(c, actual, scope)
@@ -192,15 +192,20 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
                 d["step"] = json!({
                     "number": m.step + 1,
                     "line": step.line,
-                    "op": inert::data(&step.op.to_string(), LINE_LIMIT),
-                    "expected": inert::data(&step.expect.to_string(), LINE_LIMIT),
-                    "actual": actual.get(m.step).map_or("(no result)".to_string(), |a| inert::data(&a.to_string(), LINE_LIMIT)),
+                    "op": shown(&step.op.to_string()),
+                    "expected": shown(&step.expect.to_string()),
+                    "actual": actual.get(m.step).map_or("(no result)".to_string(), |a| shown(&a.to_string())),
                 });
             }
             map.insert(format!("{i}/{j}"), d);
         }
     }
     Value::Object(map)
+}
+
+/// Untrusted one-line text for the page's data, bounded and with its controls visible.
+fn shown(text: &str) -> String {
+    inert::data(&clip(text, LINE_LIMIT))
 }
 
 /// Untrusted text for the page's markup, bounded and escaped.

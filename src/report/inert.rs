@@ -187,15 +187,10 @@ pub fn script_json(value: &Value) -> String {
 }
 
 /// Untrusted text for the HTML report's data, which the page's script shows with
-/// `textContent`: bounded, and its controls and bidi overrides visible as in the rest of the
-/// page.
-pub fn data(text: &str, limit: usize) -> String {
-    let clipped = if limit == REPORT_LIMIT {
-        clip_report(text)
-    } else {
-        clip(text, limit)
-    };
-    visible(&clipped, true).into_owned()
+/// `textContent`: its controls and bidi overrides visible, as in the rest of the page. The
+/// caller bounds it first.
+pub fn data(text: &str) -> String {
+    visible(text, true).into_owned()
 }
 
 #[cfg(test)]
