@@ -199,7 +199,7 @@ fn one(
             writeln!(
                 out,
                 "hookcheck check: {} (parts: {})\n{} {plural} from {}, {} at a time{brief}\n",
-                started.describe,
+                report::inert::terminal_line(&started.describe),
                 if parts.is_empty() {
                     "none".to_string()
                 } else {
@@ -211,6 +211,7 @@ fn one(
             )
             .map_err(io)?;
             if let Some(warning) = &started.warning {
+                let warning = report::inert::terminal(warning);
                 writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
             }
         }
@@ -364,7 +365,7 @@ fn many(
                     let warning = format!(
                         "warning: {}'s expectations list `{name}`, which is not a case \
                          (renamed or retired?)",
-                        g.entry.name
+                        report::inert::terminal_line(&g.entry.name)
                     );
                     writeln!(out, "{}", style.warn(&warning)).map_err(io)?;
                 }
@@ -378,7 +379,8 @@ fn many(
             for g in &graded {
                 let slow = g.slow.iter().filter(|s| **s).count();
                 if slow > 0 {
-                    writeln!(out, "{}: {}", g.entry.name, slow_note(slow)).map_err(io)?;
+                    let name = report::inert::terminal_line(&g.entry.name);
+                    writeln!(out, "{name}: {}", slow_note(slow)).map_err(io)?;
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! full and for the brief alone), one line per implementation in the brief's terms, and the same
 //! as JSON lines, one event per implementation.
 
+use super::inert::{LINE_LIMIT, clip, clip_report, terminal_line};
 use super::{Style, Tally, message, verdict_word};
 use crate::case::{Case, Part};
 use crate::compare::Scope;
@@ -21,9 +22,14 @@ pub fn human(
     seconds: f64,
 ) -> String {
     let mut out = String::new();
-    let width = graded
+    // Names come from manifests and folder names: shown inert, and measured as shown.
+    let shown: Vec<String> = graded
         .iter()
-        .map(|g| g.entry.name.chars().count())
+        .map(|g| terminal_line(&clip(&g.entry.name, LINE_LIMIT)))
+        .collect();
+    let width = shown
+        .iter()
+        .map(|n| n.chars().count())
         .max()
         .unwrap_or(14)
         .clamp(14, 32);
@@ -43,8 +49,8 @@ pub fn human(
         }
     };
     let grades: Vec<Grade> = graded.iter().map(|g| g.grade(cases)).collect();
-    for (g, grade) in graded.iter().zip(&grades) {
-        let text = g.verdict_line(grade);
+    for ((g, grade), shown) in graded.iter().zip(&grades).zip(&shown) {
+        let text = terminal_line(&clip(&g.verdict_line(grade), LINE_LIMIT));
         let line = if g.started.is_err() {
             style.red(&text)
         } else if grade.all_passed() {
@@ -52,14 +58,14 @@ pub fn human(
         } else {
             text
         };
-        let _ = writeln!(out, "{:<width$}  {line}", name(&g.entry.name));
+        let _ = writeln!(out, "{:<width$}  {line}", name(shown));
     }
     let _ = writeln!(
         out,
         "\n{:<width$}  {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9}",
         "grade", "Part 1", "Part 2", "Part 3", "brief 1", "brief 2", "brief 3"
     );
-    for (g, grade) in graded.iter().zip(&grades) {
+    for (grade, shown) in grades.iter().zip(&shown) {
         let cells: Vec<String> = grade
             .full
             .iter()
@@ -76,7 +82,7 @@ pub fn human(
         let _ = writeln!(
             out,
             "{:<width$}  {} {} {}   {} {} {}",
-            name(&g.entry.name),
+            name(shown),
             cells[0],
             cells[1],
             cells[2],
@@ -92,11 +98,11 @@ pub fn human(
         ""
     );
     if verbose {
-        for g in graded {
+        for (g, shown) in graded.iter().zip(&shown) {
             for (c, v) in cases.iter().zip(g.verdicts(cases, Scope::FULL)) {
                 let text = super::human_case(c, &v, style, false);
                 if !text.is_empty() {
-                    let _ = write!(out, "\n[{}] {text}", g.entry.name);
+                    let _ = write!(out, "\n[{shown}] {text}");
                 }
             }
         }
@@ -152,11 +158,11 @@ pub fn json_implementation(cases: &[Case], g: &Graded) -> String {
     };
     json!({
         "event": "implementation",
-        "name": g.entry.name,
+        "name": clip(&g.entry.name, LINE_LIMIT),
         "command": g.entry.command,
         "started": g.started.is_ok(),
-        "describe": g.started.as_ref().map(|s| s.describe.clone()).ok(),
-        "startup_error": g.started.as_ref().err(),
+        "describe": g.started.as_ref().map(|s| clip(&s.describe, LINE_LIMIT)).ok(),
+        "startup_error": g.started.as_ref().err().map(|e| clip_report(e)),
         "grade": {"full": scores(&grade.full), "brief": scores(&grade.brief)},
         "brief_terms": grade.in_brief_terms(),
         "total": tally.to_json(),

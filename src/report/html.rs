@@ -5,7 +5,8 @@
 //! the script adds the filters and the details, and selects the cell named in the address
 //! (`#cell=<implementation>|<case>`), so a link can point at one failure.
 
-use super::{escape_markup as esc, message, verdict_word};
+use super::inert::{self, LINE_LIMIT, clip, clip_report, markup};
+use super::{message, verdict_word};
 use crate::case::Case;
 use crate::compare::{Scope, compare};
 use crate::grade::Graded;
@@ -41,13 +42,13 @@ pub fn html(cases: &[Case], graded: &[Graded], title: &str) -> String {
          <dl id=\"d-step\"></dl><pre id=\"d-report\"></pre></aside>\n",
     );
     let details = details(cases, graded, &verdicts);
+    // Names as the matrix shows them, so that a `#cell=` link made from the page finds its cell.
     let data = json!({
-        "implementations": graded.iter().map(|g| g.entry.name.clone()).collect::<Vec<_>>(),
-        "cases": cases.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        "implementations": graded.iter().map(|g| shown(&g.entry.name)).collect::<Vec<_>>(),
+        "cases": cases.iter().map(|c| shown(&c.name())).collect::<Vec<_>>(),
         "details": details,
     });
-    // `</` could end the script element early; JSON allows it escaped.
-    let data = data.to_string().replace("</", "<\\/");
+    let data = inert::script_json(&data);
     let _ = write!(
         out,
         "<script type=\"application/json\" id=\"data\">{data}</script>\n<script>{SCRIPT}</script>\n\
@@ -179,10 +180,10 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
             }
             let mut d = json!({
                 "verdict": verdict_word(v).replace('_', " "),
-                "report": message(v),
-                "file": c.file.display().to_string(),
+                "report": inert::data(&message(v)),
+                "file": shown(&c.file.display().to_string()),
                 "line": c.line,
-                "title": c.title,
+                "title": shown(&c.title),
             });
             if let Ran::Results(actual) = &g.ran[j]
                 && let Err(m) = compare(c, actual, scope)
@@ -191,15 +192,25 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
                 d["step"] = json!({
                     "number": m.step + 1,
                     "line": step.line,
-                    "op": step.op.to_string(),
-                    "expected": step.expect.to_string(),
-                    "actual": actual.get(m.step).map_or("(no result)".to_string(), Value::to_string),
+                    "op": shown(&step.op.to_string()),
+                    "expected": shown(&step.expect.to_string()),
+                    "actual": actual.get(m.step).map_or("(no result)".to_string(), |a| shown(&a.to_string())),
                 });
             }
             map.insert(format!("{i}/{j}"), d);
         }
     }
     Value::Object(map)
+}
+
+/// Untrusted one-line text for the page's data, bounded and with its controls visible.
+fn shown(text: &str) -> String {
+    inert::data(&clip(text, LINE_LIMIT))
+}
+
+/// Untrusted text for the page's markup, bounded and escaped.
+fn esc(text: &str) -> String {
+    markup(&clip_report(text))
 }
 
 const STYLE: &str = r#"
@@ -337,6 +348,7 @@ mod tests {
             2,
             "only the two script elements end"
         );
+        assert_eq!(page.matches("<script").count(), 2);
         assert!(
             !page.contains("http://") && !page.contains("https://"),
             "no external assets"

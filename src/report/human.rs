@@ -1,31 +1,40 @@
 //! The human view: each failing case's report, then a table per part and one closing line.
 
+use super::inert::{clip, clip_report, terminal, terminal_line};
 use super::{Style, Tally, tally_by_part};
 use crate::case::Case;
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 
-/// One case's lines in the human view; empty for a pass unless `verbose`.
+/// One case's lines in the human view; empty for a pass unless `verbose`. The case's name (its
+/// suite is a folder's name) and every message are shown inert: see `inert::terminal`.
 pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> String {
-    let name = case.name();
+    let name = terminal_line(&clip(&case.name(), super::inert::LINE_LIMIT));
+    let line = |m: &str| terminal_line(&clip(m, super::inert::LINE_LIMIT));
     match v {
         Verdict::Passed if verbose => format!("{} {name}\n", style.green("ok   ")),
         Verdict::Passed | Verdict::NotApplicable => String::new(),
         Verdict::Failed(report) => {
             format!("{} {name}\n{}\n", style.red("FAIL "), style.diff(report))
         }
-        Verdict::Errored(m) => format!("{} {name}\n{}\n\n", style.yellow("ERROR"), indent(m)),
-        Verdict::Skipped(m) if verbose => format!("{} {name}: {m}\n", style.dim("skip ")),
-        Verdict::NotRun(m) if verbose => format!("{} {name}: {m}\n", style.dim("----- ")),
+        Verdict::Errored(m) => format!(
+            "{} {name}\n{}\n\n",
+            style.yellow("ERROR"),
+            indent(&terminal(&clip_report(m)))
+        ),
+        Verdict::Skipped(m) if verbose => format!("{} {name}: {}\n", style.dim("skip "), line(m)),
+        Verdict::NotRun(m) if verbose => format!("{} {name}: {}\n", style.dim("----- "), line(m)),
         Verdict::ExpectedFailure { reason, .. } if verbose => {
             format!(
-                "{} {name}: expected to fail: {reason}\n",
-                style.dim("xfail")
+                "{} {name}: expected to fail: {}\n",
+                style.dim("xfail"),
+                line(reason)
             )
         }
         Verdict::UnexpectedPass { reason } => format!(
-            "{} {name}: passes, though expected to fail ({reason}): take it off the list\n",
-            style.yellow("XPASS")
+            "{} {name}: passes, though expected to fail ({}): take it off the list\n",
+            style.yellow("XPASS"),
+            line(reason)
         ),
         Verdict::Skipped(_) | Verdict::NotRun(_) | Verdict::ExpectedFailure { .. } => String::new(),
     }
@@ -80,7 +89,12 @@ pub fn human_summary(
         Verdict::NotRun(m) => Some(m),
         _ => None,
     }) {
-        let _ = writeln!(out, "\n{} cases not run: {reason}", total.not_run);
+        let _ = writeln!(
+            out,
+            "\n{} cases not run: {}",
+            total.not_run,
+            terminal_line(&clip(reason, super::inert::LINE_LIMIT))
+        );
     }
     let verdict = if passed {
         style.green("PASSED")

@@ -1,6 +1,7 @@
 //! JUnit XML, for CI systems: a test suite per case folder, a test case per case.
 
-use super::{Tally, escape_markup as xml, tally_by_part, verdict_word};
+use super::inert::{clip_report, markup};
+use super::{Tally, tally_by_part, verdict_word};
 use crate::case::Case;
 use crate::runner::Verdict;
 use std::fmt::Write as _;
@@ -109,4 +110,11 @@ fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict
             let _ = writeln!(out, ">{b}</testcase>");
         }
     }
+}
+
+/// Untrusted text (names, reports, reasons) bounded and escaped: the file stays well-formed XML
+/// whatever an implementation writes (see `inert::markup` for what becomes of forbidden
+/// characters).
+fn xml(text: &str) -> String {
+    markup(&clip_report(text))
 }

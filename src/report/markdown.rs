@@ -1,6 +1,7 @@
 //! The grade as markdown, for a pull request or a wiki: the grade table with each
 //! implementation's grade in the brief's terms, then a case × implementation table.
 
+use super::inert;
 use crate::case::Case;
 use crate::compare::Scope;
 use crate::grade::Graded;
@@ -24,8 +25,10 @@ pub fn mark(v: &Verdict) -> &'static str {
 const LEGEND: &str = "✓ passed · ✗ failed · E errored · ⊘ not run · s skipped · – not applicable · \
                       x failed as expected · ! passed though expected to fail";
 
+/// Untrusted text (a name, a line in the brief's terms) as a cell: bounded, and inert in any
+/// CommonMark or GitHub renderer, HTML allowed or not.
 fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    inert::markdown(&inert::clip(text, inert::LINE_LIMIT))
 }
 
 pub fn markdown(cases: &[Case], graded: &[Graded]) -> String {
@@ -72,8 +75,8 @@ pub fn markdown(cases: &[Case], graded: &[Graded]) -> String {
         let marks: Vec<&str> = verdicts.iter().map(|v| mark(&v[i])).collect();
         let _ = writeln!(
             out,
-            "| `{}` | {} | {} | {} |",
-            cell(&c.name()),
+            "| {} | {} | {} | {} |",
+            inert::markdown_code(&inert::clip(&c.name(), inert::LINE_LIMIT)),
             c.part.as_str(),
             c.origin.as_str(),
             marks.join(" | ")

@@ -1,11 +1,12 @@
 //! Reports of a check run, all from the same verdicts: the human view (failure reports, then a
 //! table per part, `human`), JSON lines (one event per case and a summary, `json`), and JUnit XML
 //! (`junit`); for many implementations, the grade (`grade`), markdown and a self-contained HTML
-//! matrix.
+//! matrix. Every one of them shows untrusted text through `inert`.
 
 mod grade;
 mod html;
 mod human;
+pub mod inert;
 mod json;
 mod junit;
 mod markdown;
@@ -121,13 +122,14 @@ pub fn verdict_word(v: &Verdict) -> &'static str {
     }
 }
 
-pub fn message(v: &Verdict) -> &str {
-    match v {
+/// A verdict's report or reason, bounded (`inert::clip_report`).
+pub fn message(v: &Verdict) -> std::borrow::Cow<'_, str> {
+    inert::clip_report(match v {
         Verdict::Failed(m) | Verdict::Errored(m) | Verdict::Skipped(m) | Verdict::NotRun(m) => m,
         Verdict::ExpectedFailure { report, .. } => report,
         Verdict::UnexpectedPass { reason } => reason,
         Verdict::Passed | Verdict::NotApplicable => "",
-    }
+    })
 }
 
 /// ANSI colours, or none.
@@ -159,10 +161,12 @@ impl Style {
     fn dim(self, t: &str) -> String {
         self.paint("2", t)
     }
-    /// Colours the `-`/`+` lines of a diff.
+    /// Colours the `-`/`+` lines of a diff, after bounding it and showing its controls: the
+    /// only escape codes on the terminal are these colours.
     fn diff(self, report: &str) -> String {
+        let report = inert::terminal(&inert::clip_report(report));
         if !self.color {
-            return report.to_string();
+            return report;
         }
         report
             .lines()
@@ -175,22 +179,4 @@ impl Style {
             .join("\n")
             + "\n"
     }
-}
-
-/// Text made safe for XML and HTML, in content and in quoted attributes. Control characters
-/// other than tab and newlines, which XML 1.0 does not allow, become U+FFFD.
-fn escape_markup(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -187,14 +187,15 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     let implementation = match Subprocess::start_or_give_up(command, options) {
         Ok(implementation) => implementation,
         Err(e) => {
-            eprintln!("hookcheck fuzz: {e}");
+            eprintln!("hookcheck fuzz: {}", hookcheck::report::inert::terminal(&e));
             return ExitCode::from(2);
         }
     };
+    // What the implementation calls itself is its own text: shown inert, on one line.
+    let describe = hookcheck::report::inert::terminal_line(&implementation.describe());
     let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
     println!(
-        "hookcheck fuzz: {} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
-        implementation.describe(),
+        "hookcheck fuzz: {describe} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
         parts.join(", "),
         args.cases,
         args.max_ops
@@ -216,7 +217,10 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         )
     };
     let report = hookcheck::fuzz::fuzz(&implementation, &opts, &progress);
-    print!("{}", report.human(seed, &implementation.describe()));
+    print!(
+        "{}",
+        hookcheck::report::inert::terminal(&report.human(seed, &describe))
+    );
     let Some(finding) = report.finding else {
         return if report.stopped.is_some() {
             ExitCode::from(1)
@@ -224,7 +228,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             ExitCode::SUCCESS
         };
     };
-    let file = finding.case_file(seed, &implementation.describe());
+    let file = finding.case_file(seed, &describe);
     println!("{file}");
     if let Some(dir) = args.out {
         let path = dir.join(format!("{}.yaml", finding.case.id));
@@ -341,7 +345,10 @@ fn check(args: CheckArgs) -> ExitCode {
     {
         Some(Ok(entries)) => entries,
         Some(Err(e)) => {
-            eprintln!("hookcheck check: {e}");
+            eprintln!(
+                "hookcheck check: {}",
+                hookcheck::report::inert::terminal(&e)
+            );
             return ExitCode::from(2);
         }
         None => Vec::new(),
@@ -349,7 +356,10 @@ fn check(args: CheckArgs) -> ExitCode {
     match manifest::from_commands(&args.run.implementation, args.each.as_deref(), &options) {
         Ok(more) => entries.extend(more),
         Err(e) => {
-            eprintln!("hookcheck check: {e}");
+            eprintln!(
+                "hookcheck check: {}",
+                hookcheck::report::inert::terminal(&e)
+            );
             return ExitCode::from(2);
         }
     }
@@ -387,7 +397,11 @@ fn check(args: CheckArgs) -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             let _ = out.flush();
-            eprintln!("hookcheck check: {}", e.0);
+            // The message can carry an implementation's stderr (a failed handshake).
+            eprintln!(
+                "hookcheck check: {}",
+                hookcheck::report::inert::terminal(&e.0)
+            );
             ExitCode::from(2)
         }
     }
