@@ -54,10 +54,17 @@ fn io(e: std::io::Error) -> ConfigError {
 /// Runs the check and writes its report; `Ok(true)` when every implementation passed (failures
 /// it is expected to have allowed).
 pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
+    destinations(opts)?;
     let (cases, known) = select(opts)?;
     let mut entries = opts.entries.clone();
     if entries.is_empty() {
         entries.push(Entry::reference());
+    }
+    if opts.expect.is_some() && entries.iter().any(|e| e.expect.is_some()) {
+        return Err(ConfigError(
+            "--expect and a manifest entry's own `expect` both name known failures: keep one"
+                .to_string(),
+        ));
     }
     if entries.len() > 1 && (opts.expect.is_some() || opts.write_expectations.is_some()) {
         return Err(ConfigError(
@@ -227,9 +234,13 @@ fn one(
     let Some(mut g) = graded.pop() else {
         return Err(ConfigError("the run gave no result".to_string()));
     };
+    // A report that cannot be written is told after the others and the human report, which
+    // are written all the same: a run is never lost to one bad path.
+    let mut unwritten = Vec::new();
     if let Some(path) = &opts.write_expectations {
         let raw = g.verdicts(cases, scope);
-        write_new(path, &Expectations::from_failures(cases, &raw).to_toml())?;
+        unwritten
+            .extend(write_new(path, &Expectations::from_failures(cases, &raw).to_toml()).err());
     }
     let Expected {
         expectations,
@@ -246,13 +257,13 @@ fn one(
     } else {
         0
     };
-    write_files(
+    unwritten.extend(write_files(
         opts,
         cases,
         std::slice::from_ref(&g),
         seconds,
         Some(&verdicts),
-    )?;
+    ));
     let mut total = Tally::default();
     verdicts.iter().for_each(|v| total.add(v));
     let passed = total.success(opts.allow_skips)
@@ -298,6 +309,7 @@ fn one(
             .map_err(io)?;
         }
     }
+    unwritten_error(unwritten)?;
     Ok(passed)
 }
 
@@ -347,7 +359,7 @@ fn many(
         g.expectations = e;
     }
     let seconds = started_at.elapsed().as_secs_f64();
-    write_files(opts, cases, &graded, seconds, None)?;
+    let unwritten = write_files(opts, cases, &graded, seconds, None);
     let passed: Vec<bool> = graded
         .iter()
         .zip(&unknown)
@@ -393,37 +405,105 @@ fn many(
             writeln!(out, "{summary}").map_err(io)?;
         }
     }
+    unwritten_error(unwritten)?;
     Ok(passing == count)
 }
 
 /// The report files asked for: JUnit, markdown, HTML. `verdicts` are the one implementation's,
-/// judged in the run's scope.
+/// judged in the run's scope. Each is written whatever became of the others; the ones that could
+/// not be are returned.
 fn write_files(
     opts: &CheckOptions,
     cases: &[Case],
     graded: &[Graded],
     seconds: f64,
     verdicts: Option<&[Verdict]>,
-) -> Result<(), ConfigError> {
-    let write = |path: &PathBuf, text: String| {
-        std::fs::write(path, text)
-            .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))
+) -> Vec<ConfigError> {
+    let mut failed = Vec::new();
+    let mut write = |path: &PathBuf, text: String| {
+        if let Err(e) = std::fs::write(path, text) {
+            failed.push(ConfigError(format!("cannot write {}: {e}", path.display())));
+        }
     };
     if let Some(path) = &opts.junit {
         let xml = match verdicts {
             Some(v) => report::junit(cases, v, seconds),
             None => report::junit_many(cases, graded, seconds),
         };
-        write(path, xml)?;
+        write(path, xml);
     }
     if let Some(path) = &opts.markdown {
-        write(path, report::markdown(cases, graded))?;
+        write(path, report::markdown(cases, graded));
     }
     if let Some(path) = &opts.html {
         write(
             path,
             report::html(cases, graded, "hookcheck: implementations × cases"),
-        )?;
+        );
+    }
+    failed
+}
+
+fn unwritten_error(unwritten: Vec<ConfigError>) -> Result<(), ConfigError> {
+    if unwritten.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = unwritten.into_iter().map(|e| e.0).collect();
+    Err(ConfigError(format!(
+        "the report above is complete, but {}",
+        lines.join("; ")
+    )))
+}
+
+/// The report files, checked before anything runs: each in a folder that exists, not a folder
+/// itself, no two the same file, and the expectations to write not there yet (they are never
+/// overwritten). A configuration error then costs no run.
+fn destinations(opts: &CheckOptions) -> Result<(), ConfigError> {
+    let outputs = [
+        ("--junit", &opts.junit),
+        ("--markdown", &opts.markdown),
+        ("--html", &opts.html),
+        ("--write-expectations", &opts.write_expectations),
+    ];
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for (flag, path) in outputs {
+        let Some(path) = path else { continue };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(ConfigError(format!(
+                "{flag} {}: the folder {} does not exist",
+                path.display(),
+                folder.display()
+            )));
+        }
+        if path.is_dir() {
+            return Err(ConfigError(format!(
+                "{flag} {}: is a folder; give a file name",
+                path.display()
+            )));
+        }
+        if flag == "--write-expectations" && path.exists() {
+            return Err(ConfigError(format!(
+                "{flag} {}: the file exists, and expectations are never overwritten; remove it \
+                 or give a new name",
+                path.display()
+            )));
+        }
+        // The same file by another spelling (`./a.xml`, `a.xml`) is the same file.
+        let same = folder
+            .canonicalize()
+            .map(|f| f.join(path.file_name().unwrap_or_default()))
+            .unwrap_or_else(|_| path.clone());
+        if let Some((other, _)) = seen.iter().find(|(_, p)| *p == same) {
+            return Err(ConfigError(format!(
+                "{flag} and {other} both name {}: give each report a file of its own",
+                path.display()
+            )));
+        }
+        seen.push((flag, same));
     }
     Ok(())
 }

@@ -58,7 +58,14 @@ impl Expectations {
         let expectations: Expectations =
             toml::from_str(text).map_err(|e| e.to_string().trim_end().to_string())?;
         let mut seen = std::collections::BTreeSet::new();
+        let blank = |t: &Option<String>| t.as_deref().is_some_and(|t| t.trim().is_empty());
         for e in &expectations.failures {
+            if blank(&e.reason) || blank(&e.ticket) {
+                return Err(format!(
+                    "case {}: an empty reason or ticket says nothing; write why it fails",
+                    e.case
+                ));
+            }
             if e.reason.is_none() && e.ticket.is_none() {
                 return Err(format!("case {}: give a reason or a ticket", e.case));
             }
@@ -181,6 +188,9 @@ mod tests {
     fn bad_files_say_why_and_written_files_read_back() {
         let no_reason = Expectations::parse("[[failure]]\ncase = \"a::b\"\n").unwrap_err();
         assert!(no_reason.contains("reason or a ticket"), "{no_reason}");
+        let empty =
+            Expectations::parse("[[failure]]\ncase = \"a::b\"\nreason = \" \"\n").unwrap_err();
+        assert!(empty.contains("empty reason"), "{empty}");
         let twice = Expectations::parse(
             "[[failure]]\ncase = \"a::b\"\nreason = \"r\"\n[[failure]]\ncase = \"a::b\"\nreason = \"r\"\n",
         )

@@ -88,6 +88,11 @@ pub fn load(path: &Path, defaults: &Options, sandbox: &Sandbox) -> Result<Vec<En
     let mut entries = Vec::new();
     for (i, raw) in manifest.implementation.into_iter().enumerate() {
         let which = |e: String| at(format!("implementation {}: {e}", i + 1));
+        if raw.command.trim().is_empty() {
+            return Err(which(
+                "`command` is empty: give the command that starts the implementation".into(),
+            ));
+        }
         let options = raw.options(defaults, sandbox).map_err(which)?;
         let expect = raw.expect.as_ref().map(|p| base.join(p));
         match &raw.glob {
@@ -130,6 +135,19 @@ impl RawEntry {
     fn options(&self, defaults: &Options, sandbox: &Sandbox) -> Result<Options, String> {
         let mut options = defaults.clone();
         options.per_case |= self.per_case;
+        // Parts and number reading come from the handshake in lines mode: set here, they would
+        // be ignored without a word.
+        for (key, set) in [
+            ("parts", self.parts.is_some()),
+            ("numbers", self.numbers.is_some()),
+        ] {
+            if set && !options.per_case {
+                return Err(format!(
+                    "`{key}` applies to a `per_case = true` entry only: in lines mode the \
+                     implementation declares it in its handshake"
+                ));
+            }
+        }
         if self.sandbox && options.sandbox.is_none() {
             options.sandbox = Some(sandbox.clone());
         }
@@ -181,8 +199,19 @@ pub fn from_commands(
         }
         None => Vec::new(),
     };
+    if let Some(pattern) = each
+        && !commands.iter().any(|c| templated(c))
+    {
+        return Err(format!(
+            "--each `{pattern}` needs an --impl command with {{path}}, {{dir}} or {{stem}} to \
+             fill (as in --impl \"python3 adapter.py {{path}}\")"
+        ));
+    }
     let mut entries = Vec::new();
     for command in commands {
+        if command.trim().is_empty() {
+            return Err("--impl is empty: give the command that starts the implementation".into());
+        }
         let templated = templated(command);
         if templated && each.is_none() {
             return Err(format!(
@@ -270,7 +299,9 @@ fn short_name(command: &str) -> String {
         .map_or_else(|| command.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-fn unique_names(entries: &[Entry]) -> Result<(), String> {
+/// Every implementation of a run has a name of its own (reports and expectations go by it),
+/// wherever it comes from: `--impl`, `--each` or a manifest.
+pub fn unique_names(entries: &[Entry]) -> Result<(), String> {
     let mut seen = std::collections::BTreeSet::new();
     match entries.iter().find(|e| !seen.insert(e.name.as_str())) {
         Some(e) => Err(format!(

@@ -533,3 +533,24 @@ fn nothing_outlives_a_run() {
     assert!(!marker.exists(), "an orphan lived on and wrote the marker");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `fuzz` with far more jobs than cores against the reference itself finds nothing: overload
+/// is capped, and a timeout would be confirmed alone before it became a finding.
+#[test]
+fn fuzz_overload_finds_nothing_in_the_reference() {
+    let dir = folder("fuzz-overload");
+    let serve = format!("{} serve", env!("CARGO_BIN_EXE_hookcheck"));
+    let o = hookcheck(
+        &dir,
+        &[
+            "fuzz", "--impl", &serve, "--jobs", "10000", "--cases", "300", "--seed", "7",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(
+        text(&o).contains("--jobs 10000 is more than"),
+        "{}",
+        text(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,7 @@
 //! number of jobs) is shrunk and written as a case file, marked as recorded for review.
 
 mod generate;
+pub mod out;
 mod shrink;
 
 pub use generate::Generator;
@@ -162,9 +163,14 @@ pub fn fuzz(
     let mut failing: Vec<(u64, Kind)> = Vec::new();
     let wanted = opts.findings.max(1);
     let mut stopped = None;
+    // Checked before every sequence, not only between batches: a hanging implementation makes
+    // each sequence cost a timeout, and a batch of them would overrun --time by far.
+    let out_of_time = || {
+        opts.time.is_some_and(|t| started.elapsed() >= t) || crate::interrupt::reason().is_some()
+    };
+    let mut run = 0u64;
     while next < opts.cases && failing.len() < wanted && stopped.is_none() {
-        if opts.time.is_some_and(|t| started.elapsed() >= t) || crate::interrupt::reason().is_some()
-        {
+        if out_of_time() {
             break;
         }
         let end = (next + batch).min(opts.cases);
@@ -172,26 +178,28 @@ pub fn fuzz(
             (next..end)
                 .into_par_iter()
                 .map(|i| {
+                    if out_of_time() {
+                        return (i, None);
+                    }
                     let ops = generator.case(opts.seed, i);
-                    (
-                        i,
-                        judge(
-                            implementation,
-                            &adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only),
-                            scope,
-                        ),
-                    )
+                    let case = adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only);
+                    (i, Some(judge(implementation, &case, scope)))
                 })
                 .collect::<Vec<_>>()
         };
-        let mut outcomes = match &pool {
+        let mut outcomes: Vec<(u64, Run)> = match &pool {
             Some(pool) => pool.install(work),
             None => work(),
-        };
+        }
+        .into_iter()
+        .filter_map(|(i, outcome)| outcome.map(|o| (i, o)))
+        .collect();
+        run += outcomes.len() as u64;
         outcomes.sort_by_key(|(i, _)| *i);
-        // Timeouts are confirmed one at a time, nothing else running, once the batch is done.
+        // Timeouts are confirmed one at a time, nothing else running, once the batch is done
+        // (and while there is time: an unconfirmed timeout is no finding).
         for (i, outcome) in &mut outcomes {
-            if matches!(outcome, Run::TimedOut) {
+            if matches!(outcome, Run::TimedOut) && !out_of_time() {
                 let ops = generator.case(opts.seed, *i);
                 let case = adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only);
                 *outcome = match judge(implementation, &case, scope) {
@@ -219,13 +227,13 @@ pub fn fuzz(
         }
     }
     let failures = failing.len();
-    let deadline = Instant::now() + opts.shrink_time;
+    let deadline = after(opts.shrink_time);
     let finding = failing
         .into_iter()
         .map(|(i, kind)| shrink_finding(implementation, &generator, opts, i, kind, deadline))
         .min_by_key(|f| (f.shrunk.len(), f.index));
     Report {
-        cases_run: next,
+        cases_run: run,
         seconds: started.elapsed().as_secs_f64(),
         finding,
         failures,
@@ -271,6 +279,15 @@ fn shrink_finding(
         case,
         verdict,
     }
+}
+
+/// `now + wait`, or a year from now when the clock cannot add `wait` (a library caller's
+/// `Duration::MAX`): no fuzzing session lasts that long.
+fn after(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .or_else(|| now.checked_add(Duration::from_secs(365 * 86_400)))
+        .unwrap_or(now)
 }
 
 impl FuzzOptions {

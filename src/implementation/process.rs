@@ -365,10 +365,11 @@ impl Subprocess {
                     )));
                 }
                 None => {
-                    return Err(Fault::new(format!(
-                        "answer without seq: {}",
-                        clip(&line, 300)
-                    )));
+                    let why = match v.get("seq") {
+                        Some(other) => format!("`seq` must be a whole number, not {other}"),
+                        None => "answer without seq".to_string(),
+                    };
+                    return Err(Fault::new(format!("{why}: {}", clip(&line, 300))));
                 }
             }
         };

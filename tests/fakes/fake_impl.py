@@ -120,6 +120,9 @@ for line in sys.stdin:
     elif fault == "big-results":
         answer["results"] = ["r" * (1 << 20) for _ in results]
         send(json.dumps(answer))
+    elif fault == "float-seq":
+        answer["seq"] = float(seq)
+        send(json.dumps(answer))
     elif fault == "crash-hard":
         os._exit(1)
     elif fault == "slow-once":

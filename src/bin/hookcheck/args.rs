@@ -115,18 +115,20 @@ pub struct ImplArgs {
     /// Start the command once per case: operations on stdin, results on stdout, no handshake.
     #[arg(long)]
     pub per_case: bool,
-    /// Parts a --per-case implementation implements (comma-separated).
+    /// Parts a --per-case implementation implements (comma-separated) [default: all three];
+    /// in lines mode the handshake declares them.
     #[arg(
         long,
         value_delimiter = ',',
         value_name = "PART",
-        default_value = "retries,ordering,pause"
+        requires = "per_case"
     )]
-    pub parts: Vec<PartArg>,
+    pub parts: Option<Vec<PartArg>>,
     /// How a --per-case implementation's JSON reader sees numbers: `values` when `10.0` and
-    /// `10` read the same (JavaScript, Go), which leaves out the steps that depend on spelling.
-    #[arg(long, value_enum, default_value_t = NumbersArg::Spelling)]
-    pub numbers: NumbersArg,
+    /// `10` read the same (JavaScript, Go), which leaves out the steps that depend on spelling
+    /// [default: spelling]; in lines mode the handshake declares it.
+    #[arg(long, value_enum, requires = "per_case")]
+    pub numbers: Option<NumbersArg>,
     /// Cases in flight at once, each in its own implementation process [default: cores; at
     /// most four per core: more would only make cases time out].
     #[arg(long, short)]
@@ -265,7 +267,8 @@ pub struct FuzzArgs {
     /// Shrink the first N failing sequences and print the smallest result.
     #[arg(long, default_value_t = 5)]
     pub findings: usize,
-    /// Also write the shrunk case file into this folder.
+    /// Also write the shrunk case file into this folder (made if missing; an existing case file
+    /// is never overwritten: a taken name gets -2, -3, ...).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
 }

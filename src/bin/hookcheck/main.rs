@@ -2,7 +2,9 @@
 
 mod args;
 
-use args::{CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, ImplArgs, InputFormat};
+use args::{
+    CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, ImplArgs, InputFormat, NumbersArg,
+};
 use clap::Parser;
 use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, Sources, coverage_report};
@@ -95,8 +97,13 @@ impl ImplArgs {
             timeout: seconds(self.timeout, "--timeout", 0.01..=DAY)?,
             max_restarts: self.max_restarts,
             per_case: self.per_case,
-            parts: self.parts.iter().map(|p| p.part()).collect(),
-            numbers: self.numbers.numbers(),
+            parts: self.parts.as_ref().map_or_else(
+                || Options::default().parts,
+                |parts| parts.iter().map(|p| p.part()).collect(),
+            ),
+            numbers: self
+                .numbers
+                .map_or(Options::default().numbers, NumbersArg::numbers),
             max_answer: self.max_answer << 20,
             sandbox: self.sandbox.then_some(sandbox),
             ..Options::default()
@@ -162,6 +169,12 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         (Ok(o), Ok(s)) => (o, s),
         (Err(code), _) | (_, Err(code)) => return code,
     };
+    if let Some(dir) = &args.out
+        && let Err(e) = hookcheck::fuzz::out::prepare(dir)
+    {
+        eprintln!("hookcheck fuzz: {e}");
+        return ExitCode::from(2);
+    }
     let [command] = args.run.implementation.as_slice() else {
         eprintln!(
             "hookcheck fuzz: give one --impl: the implementation to compare with the reference"
@@ -231,11 +244,10 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     let file = finding.case_file(seed, &describe);
     println!("{file}");
     if let Some(dir) = args.out {
-        let path = dir.join(format!("{}.yaml", finding.case.id));
-        match std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, &file)) {
-            Ok(()) => println!("written to {}", path.display()),
+        match hookcheck::fuzz::out::write_new(&dir, &finding.case.id, &file) {
+            Ok(path) => println!("written to {}", path.display()),
             Err(e) => {
-                eprintln!("hookcheck fuzz: cannot write {}: {e}", path.display());
+                eprintln!("hookcheck fuzz: {e}");
                 return ExitCode::from(2);
             }
         }
@@ -353,8 +365,12 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => Vec::new(),
     };
-    match manifest::from_commands(&args.run.implementation, args.each.as_deref(), &options) {
-        Ok(more) => entries.extend(more),
+    match manifest::from_commands(&args.run.implementation, args.each.as_deref(), &options)
+        .and_then(|more| {
+            entries.extend(more);
+            manifest::unique_names(&entries)
+        }) {
+        Ok(()) => {}
         Err(e) => {
             eprintln!(
                 "hookcheck check: {}",
