@@ -7,27 +7,10 @@
 
 mod common;
 
-use common::{grader_folder, root};
+use common::{chromium, grader_folder, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Chromium's command: `$CHROMIUM`, else the first of Debian's and others' names found.
-fn chromium() -> String {
-    if let Ok(c) = std::env::var("CHROMIUM") {
-        return c;
-    }
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {name}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if found {
-            return name.to_string();
-        }
-    }
-    panic!("no chromium: install it (apt-get install chromium) or set CHROMIUM");
-}
 
 /// Runs headless Chromium on `url` with a profile of its own under `dir`; `what` is
 /// `--dump-dom` or `--screenshot=FILE`. Returns stdout.

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::root;
+use common::{chromium, root};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -337,23 +337,6 @@ fn assert_html_inert_data(html: &str) {
     let data: Value = serde_json::from_str(&html[start..start + len]).expect("the data is JSON");
     let details = data["details"].as_object().map_or(0, |d| d.len());
     assert!(details > 50, "{details} failing cells with details");
-}
-
-/// Chromium's command: `$CHROMIUM`, else the first of Debian's and others' names found.
-fn chromium() -> String {
-    if let Ok(c) = std::env::var("CHROMIUM") {
-        return c;
-    }
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {name}")])
-            .output()
-            .is_ok_and(|o| o.status.success());
-        if found {
-            return name.to_string();
-        }
-    }
-    panic!("no chromium: install it (apt-get install chromium) or set CHROMIUM");
 }
 
 /// The DOM of `file` after headless Chromium ran its scripts (and let images fail to load,

@@ -4,11 +4,11 @@
 
 mod common;
 
-use common::{hookcheck, root, text};
+use common::{hookcheck, peak_rss, root, text};
 use hookcheck::fuzz::adhoc_case;
 use hookcheck::implementation::{Failure, Implementation, Options, Subprocess};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -392,32 +392,6 @@ fn an_answer_over_the_limit_errors_its_case() {
         "{victim}"
     );
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// The highest resident memory of a hookcheck run, sampled while it runs, in KiB.
-fn peak_rss(dir: &Path, args: &[&str]) -> (u64, std::process::ExitStatus) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("hookcheck starts");
-    let mut peak = 0;
-    loop {
-        let status =
-            std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
-        let hwm = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .unwrap_or(0);
-        peak = peak.max(hwm);
-        if let Ok(Some(status)) = child.try_wait() {
-            return (peak, status);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// 100 MiB written after the answer, and 1 MiB per result: hookcheck's memory stays small.

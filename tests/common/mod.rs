@@ -86,3 +86,47 @@ pub fn hookcheck(dir: &Path, args: &[&str]) -> Output {
 pub fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
 }
+
+/// Chromium's command: `$CHROMIUM`, else the first of Debian's and others' names found.
+pub fn chromium() -> String {
+    if let Ok(c) = std::env::var("CHROMIUM") {
+        return c;
+    }
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {name}")])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if found {
+            return name.to_string();
+        }
+    }
+    panic!("no chromium: install it (apt-get install chromium) or set CHROMIUM");
+}
+
+/// Runs the hookcheck binary in `dir` with its output thrown away, and samples its highest
+/// resident memory (`VmHWM`, KiB) while it runs: a bound on memory, measured from outside.
+pub fn peak_rss(dir: &Path, args: &[&str]) -> (u64, std::process::ExitStatus) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("hookcheck starts");
+    let mut peak = 0;
+    loop {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        let hwm = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        peak = peak.max(hwm);
+        if let Ok(Some(status)) = child.try_wait() {
+            return (peak, status);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
