@@ -400,6 +400,13 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn a_deadline_beyond_the_clock_is_a_year_away() {
+        let far = after(Duration::MAX);
+        assert!(far > Instant::now() + Duration::from_secs(300 * 86_400));
+        assert!(after(Duration::ZERO) <= Instant::now());
+    }
+
+    #[test]
     fn a_finding_made_before_the_implementation_gave_out_is_reported() {
         let ops = vec![json!(["register", 0, "a", "u"]), json!(["process", 0])];
         let case = adhoc_case("fuzz-1-0", &ops, false);

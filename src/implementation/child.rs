@@ -490,3 +490,17 @@ fn drain(mut stderr: impl Read, tail: &Mutex<VecDeque<u8>>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deadline_at_the_extremes_neither_overflows_nor_passes_at_once() {
+        let far = Deadline::after(Duration::MAX);
+        assert!(far.left() > Duration::from_secs(3600));
+        assert_eq!(far.timeout, Duration::MAX);
+        let now = Deadline::after(Duration::ZERO);
+        assert_eq!(now.left(), Duration::ZERO);
+    }
+}
