@@ -247,7 +247,8 @@ fn one(
         unknown,
     } = expected;
     g.expectations = expectations;
-    let verdicts = g.verdicts(cases, scope);
+    g.scope = scope;
+    let verdicts = g.judged(cases);
     let spelling_steps = if numbers == Numbers::Values {
         cases
             .iter()
@@ -357,6 +358,7 @@ fn many(
     );
     for (g, e) in graded.iter_mut().zip(expectations) {
         g.expectations = e;
+        g.scope = opts.selection.scope();
     }
     let seconds = started_at.elapsed().as_secs_f64();
     let unwritten = write_files(opts, cases, &graded, seconds, None);

@@ -25,11 +25,13 @@
 //! `cargo test --test conformance -- ordering::` runs the ordering cases; `--list` lists them.
 //! Cases of parts not declared ([`Suite::parts`]) are listed as ignored.
 
-use crate::case::{Case, Part};
-use crate::compare::{Numbers, Scope};
+use crate::case::Case;
 use crate::corpus::{Corpus, Sources, problems};
 use crate::implementation::{Failure, Implementation};
-use crate::runner::{Verdict, check};
+use crate::runner::{Selection, Verdict, check};
+// What the builder takes, here for `use hookcheck::conformance::{Numbers, Part, Suite}`.
+pub use crate::case::Part;
+pub use crate::compare::Numbers;
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -106,7 +108,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 pub struct Suite {
     implementation: InProcess,
     sources: Sources,
-    scope: Scope,
+    selection: Selection,
 }
 
 impl Suite {
@@ -115,7 +117,7 @@ impl Suite {
         Suite {
             implementation: InProcess::new("the implementation under test", run),
             sources: Sources::default(),
-            scope: Scope::FULL,
+            selection: Selection::default(),
         }
     }
 
@@ -145,10 +147,11 @@ impl Suite {
         self
     }
 
-    /// Compares only what the brief states: steps whose results a clarification fixes are not
-    /// compared (as `hookcheck check --origin brief`, but every case runs).
+    /// Only what the brief states, exactly as `hookcheck check --origin brief`: the brief's own
+    /// cases run (the others are listed as ignored), and steps whose results a clarification
+    /// fixes are not compared.
     pub fn brief_only(mut self) -> Suite {
-        self.scope = Scope::BRIEF;
+        self.selection = Selection::brief();
         self
     }
 
@@ -157,7 +160,8 @@ impl Suite {
     pub fn trials(self) -> Vec<Trial> {
         let corpus = Corpus::gather(&self.sources);
         let implementation = Arc::new(self.implementation);
-        let scope = self.scope;
+        let selection = self.selection;
+        let scope = selection.scope();
         let mut found: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
         found.extend(problems(&corpus.cases, &crate::spec::rules()));
         let mut trials = vec![Trial::test("corpus::load", move || {
@@ -169,7 +173,7 @@ impl Suite {
         })];
         let parts = implementation.parts();
         trials.extend(corpus.cases.into_iter().map(|case| {
-            let applicable = parts.contains(&case.part);
+            let applicable = parts.contains(&case.part) && selection.matches(&case);
             let implementation = Arc::clone(&implementation);
             Trial::test(case.name(), move || {
                 outcome(check(implementation.as_ref(), &case, scope))
@@ -201,6 +205,7 @@ pub fn outcome(verdict: Verdict) -> Result<(), Failed> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::Scope;
 
     fn case(id: &str) -> Case {
         Corpus::builtin()

@@ -53,6 +53,9 @@ pub struct Graded {
     pub slow: Vec<bool>,
     /// Its expectations (known failures), if it has some.
     pub expectations: Option<Expectations>,
+    /// What the run compares: everything, or what the brief states (`--origin brief`). Every
+    /// report judges in it, so they all tell the same verdicts.
+    pub scope: Scope,
 }
 
 /// What is kept of a started implementation once its processes are gone.
@@ -84,6 +87,11 @@ impl Graded {
         }
     }
 
+    /// The verdicts in the run's scope, expectations applied: what every report shows.
+    pub fn judged(&self, cases: &[Case]) -> Vec<Verdict> {
+        self.verdicts(cases, self.scope)
+    }
+
     /// Its line in the brief's terms, or why it could not start.
     pub fn verdict_line(&self, grade: &Grade) -> String {
         match &self.started {
@@ -95,7 +103,7 @@ impl Graded {
     /// Part by part, how many cases passed of those that apply, in full and for the brief's own
     /// cases judged by the brief alone.
     pub fn grade(&self, cases: &[Case]) -> Grade {
-        let full = self.verdicts(cases, Scope::FULL);
+        let full = self.judged(cases);
         let brief = self.verdicts(cases, Scope::BRIEF);
         let mut grade = Grade::default();
         if let Ok(info) = &self.started {
@@ -387,6 +395,7 @@ pub fn run_all(entries: Vec<(Entry, Option<Started>)>, cases: &[Case], jobs: usi
                 ran,
                 slow,
                 expectations: None,
+                scope: Scope::FULL,
             }
         })
         .collect()

@@ -152,6 +152,15 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Only what the brief states: its own cases, compared on the steps the brief fixes. The
+    /// one definition behind `--origin brief`, `Suite::brief_only` and `HOOKCHECK_ORIGIN=brief`.
+    pub fn brief() -> Selection {
+        Selection {
+            origins: vec![Origin::Brief],
+            ..Selection::default()
+        }
+    }
+
     pub fn matches(&self, case: &Case) -> bool {
         let name = case.name();
         (self.parts.is_empty() || self.parts.contains(&case.part))

@@ -5,7 +5,6 @@
 use super::inert::{LINE_LIMIT, clip, clip_report, terminal_line};
 use super::{Style, Tally, message, verdict_word};
 use crate::case::{Case, Part};
-use crate::compare::Scope;
 use crate::grade::{Grade, Graded};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -99,7 +98,7 @@ pub fn human(
     );
     if verbose {
         for (g, shown) in graded.iter().zip(&shown) {
-            for (c, v) in cases.iter().zip(g.verdicts(cases, Scope::FULL)) {
+            for (c, v) in cases.iter().zip(g.judged(cases)) {
                 let text = super::human_case(c, &v, style, false);
                 if !text.is_empty() {
                     let _ = write!(out, "\n[{shown}] {text}");
@@ -130,7 +129,7 @@ pub fn human(
 /// passed either.
 pub fn success(cases: &[Case], g: &Graded, strict: bool, allow_skips: bool) -> bool {
     let mut t = Tally::default();
-    for v in g.verdicts(cases, Scope::FULL) {
+    for v in g.judged(cases) {
         t.add(&v);
     }
     t.success(allow_skips) && (!strict || t.unexpected_passes == 0)
@@ -139,7 +138,7 @@ pub fn success(cases: &[Case], g: &Graded, strict: bool, allow_skips: bool) -> b
 /// One JSON object per implementation: its name and command, how it started, its grade and
 /// its grade in the brief's terms, and every case's verdict.
 pub fn json_implementation(cases: &[Case], g: &Graded) -> String {
-    let verdicts = g.verdicts(cases, Scope::FULL);
+    let verdicts = g.judged(cases);
     let mut tally = Tally::default();
     verdicts.iter().for_each(|v| tally.add(v));
     let grade = g.grade(cases);

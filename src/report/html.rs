@@ -8,17 +8,14 @@
 use super::inert::{self, LINE_LIMIT, clip, clip_report, markup};
 use super::{message, verdict_word};
 use crate::case::Case;
-use crate::compare::{Scope, compare};
+use crate::compare::compare;
 use crate::grade::Graded;
 use crate::runner::{Ran, Verdict};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 pub fn html(cases: &[Case], graded: &[Graded], title: &str) -> String {
-    let verdicts: Vec<Vec<Verdict>> = graded
-        .iter()
-        .map(|g| g.verdicts(cases, Scope::FULL))
-        .collect();
+    let verdicts: Vec<Vec<Verdict>> = graded.iter().map(|g| g.judged(cases)).collect();
     let mut out = String::with_capacity(64 << 10);
     let _ = write!(
         out,
@@ -172,7 +169,7 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<V
 fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Value {
     let mut map = serde_json::Map::new();
     for (i, g) in graded.iter().enumerate() {
-        let scope = Scope::FULL.with_numbers(g.numbers());
+        let scope = g.scope.with_numbers(g.numbers());
         for (j, c) in cases.iter().enumerate() {
             let v = &verdicts[i][j];
             if matches!(v, Verdict::Passed | Verdict::NotApplicable) {

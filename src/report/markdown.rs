@@ -3,7 +3,6 @@
 
 use super::inert;
 use crate::case::Case;
-use crate::compare::Scope;
 use crate::grade::Graded;
 use crate::runner::Verdict;
 use std::fmt::Write as _;
@@ -67,10 +66,7 @@ pub fn markdown(cases: &[Case], graded: &[Graded]) -> String {
     let names: Vec<String> = graded.iter().map(|g| cell(&g.entry.name)).collect();
     let _ = writeln!(out, "| case | part | origin | {} |", names.join(" | "));
     let _ = writeln!(out, "|---|---|---|{}", ":-:|".repeat(graded.len()));
-    let verdicts: Vec<Vec<Verdict>> = graded
-        .iter()
-        .map(|g| g.verdicts(cases, Scope::FULL))
-        .collect();
+    let verdicts: Vec<Vec<Verdict>> = graded.iter().map(|g| g.judged(cases)).collect();
     for (i, c) in cases.iter().enumerate() {
         let marks: Vec<&str> = verdicts.iter().map(|v| mark(&v[i])).collect();
         let _ = writeln!(

@@ -1,0 +1,158 @@
+//! One meaning of "brief": a solution that follows the brief and decides every clarification
+//! differently (tests/fakes/clarification_variant.py) gets the same verdict every way in: the
+//! CLI with `--origin brief` and each report it writes, this repository's `cargo test` with
+//! `HOOKCHECK_ORIGIN=brief`, and the Rust library harness's `brief_only()`.
+
+mod common;
+
+use common::{hookcheck, python_impl, root, text};
+use hookcheck::conformance::Suite;
+use libtest_mimic::Arguments;
+use serde_json::Value;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn folder(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hookcheck-scope-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("folder");
+    dir
+}
+
+fn variant() -> String {
+    python_impl("tests/fakes/clarification_variant.py")
+}
+
+/// How many of the corpus's cases the brief states.
+fn brief_cases() -> usize {
+    common::corpus()
+        .iter()
+        .filter(|c| c.origin == hookcheck::case::Origin::Brief)
+        .count()
+}
+
+#[test]
+fn the_cli_and_every_report_agree_on_the_brief_only_verdict() {
+    let dir = folder("cli");
+    let o = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--origin",
+            "brief",
+            "--impl",
+            &variant(),
+            "--format",
+            "json",
+            "--junit",
+            "r.xml",
+            "--markdown",
+            "r.md",
+            "--html",
+            "r.html",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let passed = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["event"] == "case" && e["verdict"] == "passed")
+        .count();
+    assert_eq!(passed, brief_cases());
+    let junit = std::fs::read_to_string(dir.join("r.xml")).expect("junit");
+    assert!(!junit.contains("<failure"), "{junit}");
+    let markdown = std::fs::read_to_string(dir.join("r.md")).expect("markdown");
+    assert!(!markdown.contains("| ✗ |"), "{markdown}");
+    assert!(markdown.contains("Part 1 passed"), "{markdown}");
+    let html = std::fs::read_to_string(dir.join("r.html")).expect("html");
+    assert!(
+        !html.contains("data-verdict=\"failed\""),
+        "the HTML judged in full"
+    );
+    // The same solution judged in full fails, in every report.
+    let o = hookcheck(
+        &dir,
+        &["check", "--impl", &variant(), "--markdown", "full.md"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let markdown = std::fs::read_to_string(dir.join("full.md")).expect("markdown");
+    assert!(markdown.contains("| ✗ |"), "{markdown}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The Rust library harness, with a `run` that asks the Python variant (one process per case).
+#[test]
+fn the_library_harness_brief_only_runs_what_the_cli_runs() {
+    let run = |operations: &[Value]| -> Vec<Value> {
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(
+                "import json, sys; sys.path.insert(0, sys.argv[1]); \
+                 import clarification_variant as v; \
+                 print(json.dumps(v.run(json.load(sys.stdin))))",
+            )
+            .arg(root().join("tests/fakes"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 starts");
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(Value::Array(operations.to_vec()).to_string().as_bytes());
+        }
+        let out = child.wait_with_output().expect("python3 ends");
+        serde_json::from_slice(&out.stdout).unwrap_or_default()
+    };
+    let args = Arguments {
+        test_threads: Some(2),
+        quiet: true,
+        ..Arguments::default()
+    };
+    let brief = libtest_mimic::run(&args, Suite::new(run).brief_only().trials());
+    assert_eq!(brief.num_failed, 0, "{brief:?}");
+    // The cases plus `corpus::load`.
+    assert_eq!(brief.num_passed as usize, brief_cases() + 1, "{brief:?}");
+    let full = libtest_mimic::run(&args, Suite::new(run).trials());
+    assert!(full.num_failed > 0, "{full:?}");
+}
+
+/// This repository's `cargo test --test conformance` (the harness binary cargo built beside this
+/// test) with `HOOKCHECK_IMPL` and `HOOKCHECK_ORIGIN=brief`.
+#[test]
+fn cargo_test_with_hookcheck_origin_brief_runs_what_the_cli_runs() {
+    let deps = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(PathBuf::from))
+        .expect("the tests' folder");
+    let harness = std::fs::read_dir(&deps)
+        .expect("deps")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("conformance-"))
+                && p.extension().is_none()
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .expect("the conformance harness is built (cargo test builds every test target)");
+    let run = |origin: &str| {
+        Command::new(&harness)
+            .args(["--test-threads", "2"])
+            .current_dir(root())
+            .env("HOOKCHECK_IMPL", variant())
+            .env("HOOKCHECK_ORIGIN", origin)
+            .output()
+            .expect("the harness runs")
+    };
+    let o = run("brief");
+    assert!(o.status.success(), "{}", text(&o));
+    // The brief's cases and the three corpus checks pass; every other case is ignored.
+    let summary = format!("test result: ok. {} passed; 0 failed", brief_cases() + 3);
+    assert!(text(&o).contains(&summary), "{}", text(&o));
+    let o = run("");
+    assert!(
+        !o.status.success(),
+        "the full run should fail: {}",
+        text(&o)
+    );
+}
