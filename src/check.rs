@@ -285,18 +285,38 @@ fn one(
                 )
                 .map_err(io)?;
             }
+            let mut notes = Vec::new();
+            if slow > 0 {
+                notes.push(slow_note(slow));
+            }
+            let grade = g.grade(cases);
+            notes.push(format!("in the brief's terms: {}", g.verdict_line(&grade)));
+            let brief_clean = grade.brief_failing.iter().all(Vec::is_empty);
+            if !scope.brief_only && brief_clean && total.failed + total.errored > 0 {
+                notes.push(
+                    "every failure comes from a clarification (what the brief leaves open, \
+                     decided in spec/dispatcher.md): `--origin brief` checks only what the brief \
+                     states"
+                        .to_string(),
+                );
+            }
+            if let Some(why) = total.why_not_passed(opts.allow_skips) {
+                notes.push(style.warn(&format!("not passed: {why}")));
+            }
             write!(
                 out,
                 "{}",
-                report::human_summary(cases, &verdicts, style, seconds, spelling_steps, passed)
+                report::human_summary(
+                    cases,
+                    &verdicts,
+                    style,
+                    seconds,
+                    spelling_steps,
+                    passed,
+                    &notes
+                )
             )
             .map_err(io)?;
-            if slow > 0 {
-                writeln!(out, "{}", slow_note(slow)).map_err(io)?;
-            }
-            if let Some(why) = total.why_not_passed(opts.allow_skips) {
-                writeln!(out, "{}", style.warn(&format!("not passed: {why}"))).map_err(io)?;
-            }
         }
         Format::Json => {
             for ((c, v), slow) in cases.iter().zip(&verdicts).zip(&g.slow) {

@@ -27,11 +27,15 @@ pub struct Rule {
     pub basis: Basis,
     /// 1-based line of the rule's heading in the spec.
     pub line: usize,
+    /// The rule's first sentence, for reports that say what a failing case is about.
+    pub summary: String,
 }
 
 /// Parses rule headings of the form ``### `rule.id` · brief`` (or `· clarification`).
 pub fn parse_rules(spec: &str) -> Vec<Rule> {
-    spec.lines()
+    let lines: Vec<&str> = spec.lines().collect();
+    lines
+        .iter()
         .enumerate()
         .filter_map(|(i, line)| {
             let rest = line.strip_prefix("### `")?;
@@ -45,9 +49,37 @@ pub fn parse_rules(spec: &str) -> Vec<Rule> {
                 id: id.to_string(),
                 basis,
                 line: i + 1,
+                summary: first_sentence(&lines[i + 1..]),
             })
         })
         .collect()
+}
+
+/// The first sentence of the paragraph that opens `body`, at most about 100 characters.
+fn first_sentence(body: &[&str]) -> String {
+    let paragraph: Vec<&str> = body
+        .iter()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| l.trim())
+        .collect();
+    let text = paragraph.join(" ");
+    let end = text
+        .match_indices(". ")
+        .map(|(i, _)| i + 1)
+        .next()
+        .unwrap_or(text.len());
+    let sentence = &text[..end];
+    match sentence.char_indices().nth(100) {
+        Some((i, _)) => format!("{}…", &sentence[..i]),
+        None => sentence.to_string(),
+    }
+}
+
+/// A rule of the embedded spec by id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    static RULES: std::sync::OnceLock<Vec<Rule>> = std::sync::OnceLock::new();
+    RULES.get_or_init(rules).iter().find(|r| r.id == id)
 }
 
 /// The rules of the embedded `spec/dispatcher.md`.

@@ -61,7 +61,7 @@ fn a_planted_bug_fails_the_examples_own_tests_with_a_file_and_line() {
             "--manifest-path",
         ])
         .arg(&manifest)
-        .env("CARGO_TARGET_DIR", root().join("target/rust-example"))
+        .env("CARGO_TARGET_DIR", target_dir().join("rust-example"))
         .output()
         .expect("cargo runs");
     let _ = std::fs::remove_dir_all(&dir);
@@ -82,4 +82,14 @@ fn a_planted_bug_fails_the_examples_own_tests_with_a_file_and_line() {
         !report.contains("---- ordering::ordering-ties-across-endpoints ----"),
         "{report}"
     );
+}
+
+/// The target folder this test was built into (`<target>/debug/deps/<test>`): `CARGO_TARGET_DIR`
+/// is honoured wherever it points, and nothing is written into the repository's own `target/`
+/// when it points elsewhere.
+fn target_dir() -> std::path::PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.ancestors().nth(3).map(std::path::Path::to_path_buf))
+        .unwrap_or_else(|| root().join("target"))
 }

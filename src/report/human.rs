@@ -14,12 +14,16 @@ pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> Stri
     match v {
         Verdict::Passed if verbose => format!("{} {name}\n", style.green("ok   ")),
         Verdict::Passed | Verdict::NotApplicable => String::new(),
-        Verdict::Failed(report) => {
-            format!("{} {name}\n{}\n", style.red("FAIL "), style.diff(report))
-        }
+        Verdict::Failed(report) => format!(
+            "{} {name}\n{}{}\n",
+            style.red("FAIL "),
+            about(case, style),
+            style.diff(report)
+        ),
         Verdict::Errored(m) => format!(
-            "{} {name}\n{}\n\n",
+            "{} {name}\n{}{}\n\n",
             style.yellow("ERROR"),
+            about(case, style),
             indent(&terminal(&clip_report(m)))
         ),
         Verdict::Skipped(m) if verbose => format!("{} {name}: {}\n", style.dim("skip "), line(m)),
@@ -40,6 +44,28 @@ pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> Stri
     }
 }
 
+/// Why a failing case matters: whether the brief states it or a clarification decided it, and
+/// the rules it checks with the first sentence of each.
+fn about(case: &Case, style: Style) -> String {
+    let origin = match case.origin {
+        crate::case::Origin::Brief => "a case of the brief",
+        crate::case::Origin::Clarification => {
+            "a clarification case (what the brief leaves open, decided in spec/)"
+        }
+        crate::case::Origin::Regression => "a regression case",
+        crate::case::Origin::Fuzz => "a case found by fuzzing",
+    };
+    let mut out = format!("  {}\n", style.dim(origin));
+    for id in &case.rules {
+        let line = match crate::spec::rule(id) {
+            Some(rule) => format!("  {id} ({}): {}", rule.basis, rule.summary),
+            None => format!("  {id}"),
+        };
+        let _ = writeln!(out, "{}", style.dim(&terminal_line(&line)));
+    }
+    out
+}
+
 fn indent(text: &str) -> String {
     text.lines()
         .map(|l| format!("  {l}"))
@@ -50,6 +76,8 @@ fn indent(text: &str) -> String {
 /// The closing table: one row per part, then the total and a one-line verdict;
 /// `passed` is the run's verdict (expectations and `--strict` applied); `spelling_steps` is the number of steps left out because their
 /// expectations depend on number spelling, which the implementation does not see.
+/// `notes` (hookcheck's own sentences: the grade in the brief's terms, hints) come between the
+/// table and the closing line, which stays the last line.
 pub fn human_summary(
     cases: &[Case],
     verdicts: &[Verdict],
@@ -57,6 +85,7 @@ pub fn human_summary(
     seconds: f64,
     spelling_steps: usize,
     passed: bool,
+    notes: &[String],
 ) -> String {
     let (parts, total) = tally_by_part(cases, verdicts);
     let mut out = String::new();
@@ -81,8 +110,8 @@ pub fn human_summary(
             cell(t.not_run, 8, &|s| style.yellow(s)),
         )
     };
-    for (part, t) in &parts {
-        out.push_str(&row(part.as_str(), t));
+    for (name, t) in &parts {
+        out.push_str(&row(name, t));
     }
     out.push_str(&row("total", &total));
     if let Some(reason) = verdicts.iter().find_map(|v| match v {
@@ -95,6 +124,12 @@ pub fn human_summary(
             total.not_run,
             terminal_line(&clip(reason, super::inert::LINE_LIMIT))
         );
+    }
+    if !notes.is_empty() {
+        out.push('\n');
+    }
+    for note in notes {
+        let _ = writeln!(out, "{note}");
     }
     let verdict = if passed {
         style.green("PASSED")

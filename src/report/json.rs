@@ -34,7 +34,7 @@ pub fn json_summary(
     let (parts, total) = tally_by_part(cases, verdicts);
     let parts: serde_json::Map<String, Value> = parts
         .iter()
-        .map(|(p, t)| (p.as_str().to_string(), t.to_json()))
+        .map(|(row, t)| (row.to_string(), t.to_json()))
         .collect();
     json!({"event": "summary", "parts": parts, "total": total.to_json(),
            "steps_not_applicable": spelling_steps, "success": passed, "seconds": seconds})

@@ -97,16 +97,35 @@ impl Tally {
     }
 }
 
-pub fn tally_by_part(cases: &[Case], verdicts: &[Verdict]) -> (Vec<(Part, Tally)>, Tally) {
-    let mut parts: Vec<(Part, Tally)> = Part::ALL.iter().map(|p| (*p, Tally::default())).collect();
+/// The row of the report tables a case is counted in: its part, but for the `errors` suite
+/// (malformed operations and validation), which runs with Part 1 (every implementation has it)
+/// and is counted in a row of its own, so that a validation gap is not read as a retry bug.
+pub fn row_of(case: &Case) -> &'static str {
+    if case.suite == ERRORS_ROW {
+        ERRORS_ROW
+    } else {
+        case.part.as_str()
+    }
+}
+
+const ERRORS_ROW: &str = "errors";
+
+/// The counts per row (the three parts, then `errors`) and in total.
+pub fn tally_by_part(cases: &[Case], verdicts: &[Verdict]) -> (Vec<(&'static str, Tally)>, Tally) {
+    let mut rows: Vec<(&'static str, Tally)> = Part::ALL
+        .iter()
+        .map(|p| p.as_str())
+        .chain([ERRORS_ROW])
+        .map(|r| (r, Tally::default()))
+        .collect();
     let mut total = Tally::default();
     for (c, v) in cases.iter().zip(verdicts) {
-        if let Some((_, t)) = parts.iter_mut().find(|(p, _)| *p == c.part) {
+        if let Some((_, t)) = rows.iter_mut().find(|(r, _)| *r == row_of(c)) {
             t.add(v);
         }
         total.add(v);
     }
-    (parts, total)
+    (rows, total)
 }
 
 pub fn verdict_word(v: &Verdict) -> &'static str {

@@ -1,0 +1,29 @@
+//! The README's Rust snippet, compiled and run as written (`harness = false`: its `main` runs the
+//! corpus on the reference through the library harness). The text between the markers must
+//! appear verbatim in README.md (tests/readme.rs checks it); `my_dispatcher` stands for the
+//! reader's crate.
+
+mod my_dispatcher {
+    use serde_json::Value;
+
+    /// A `run` of another shape than `Suite::new` takes: owned operations, a `Result`.
+    pub fn run(operations: Vec<Value>) -> Result<Vec<Value>, String> {
+        Ok(hookcheck::run(&operations))
+    }
+}
+
+// README snippet begins
+use hookcheck::conformance::{Numbers, Part, Suite};
+use serde_json::Value;
+
+fn main() -> std::process::ExitCode {
+    // Say your solution takes owned operations and returns a Result.
+    let run = |operations: &[Value]| -> Vec<Value> {
+        my_dispatcher::run(operations.to_vec()).unwrap_or_default()
+    };
+    Suite::new(run)
+        .parts(&[Part::Retries, Part::Ordering, Part::Pause])
+        .numbers(Numbers::Spelling)
+        .run()
+}
+// README snippet ends
