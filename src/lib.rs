@@ -15,6 +15,7 @@
 //! # Ok::<(), hookcheck::Error>(())
 //! ```
 
+pub mod adapters;
 pub mod builtin;
 pub mod case;
 pub mod check;

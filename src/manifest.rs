@@ -14,6 +14,7 @@
 //! name = "{dir}"
 //! ```
 
+use crate::adapters;
 use crate::case::Part;
 use crate::compare::Numbers;
 use crate::implementation::{Options, Sandbox};
@@ -84,7 +85,12 @@ pub fn load(path: &Path, defaults: &Options, sandbox: &Sandbox) -> Result<Vec<En
     } else {
         toml::from_str(&text).map_err(|e| at(e.to_string().trim_end().to_string()))?
     };
-    let base = path.parent().unwrap_or(Path::new(""));
+    // Everything relative in a manifest (commands, globs, expectations) is taken from its own
+    // folder, so it works from anywhere: commands run there, and the files it names are made
+    // absolute before they reach a command.
+    let base = std::path::absolute(path.parent().unwrap_or(Path::new("")))
+        .map_err(|e| at(format!("cannot resolve its folder: {e}")))?;
+    let base = base.as_path();
     let mut entries = Vec::new();
     for (i, raw) in manifest.implementation.into_iter().enumerate() {
         let which = |e: String| at(format!("implementation {}: {e}", i + 1));
@@ -93,15 +99,21 @@ pub fn load(path: &Path, defaults: &Options, sandbox: &Sandbox) -> Result<Vec<En
                 "`command` is empty: give the command that starts the implementation".into(),
             ));
         }
-        let options = raw.options(defaults, sandbox).map_err(which)?;
+        let mut options = raw.options(defaults, sandbox).map_err(which)?;
+        options.dir = Some(base.to_path_buf());
         let expect = raw.expect.as_ref().map(|p| base.join(p));
         match &raw.glob {
-            None => entries.push(Entry {
-                name: raw.name.clone().unwrap_or_else(|| raw.command.clone()),
-                command: Some(raw.command.clone()),
-                options,
-                expect,
-            }),
+            None => {
+                let (command, options) = solution_file(&raw.command, base, &options)
+                    .map_err(which)?
+                    .unwrap_or_else(|| (raw.command.clone(), options));
+                entries.push(Entry {
+                    name: raw.name.clone().unwrap_or_else(|| raw.command.clone()),
+                    command: Some(command),
+                    options,
+                    expect,
+                });
+            }
             Some(pattern) => {
                 let matches = glob(&base.join(pattern)).map_err(which)?;
                 if matches.is_empty() {
@@ -223,10 +235,13 @@ pub fn from_commands(
                 entries.push(per_file("{dir}", command, m, options, None)?);
             }
         } else {
+            let here = std::path::absolute(".").map_err(|e| format!("the current folder: {e}"))?;
+            let (run, options) = solution_file(command, &here, options)?
+                .unwrap_or_else(|| (command.clone(), options.clone()));
             entries.push(Entry {
                 name: short_name(command),
-                command: Some(command.clone()),
-                options: options.clone(),
+                command: Some(run),
+                options,
                 expect: None,
             });
         }
@@ -414,6 +429,36 @@ fn fill(template: &str, path: &Path) -> OsString {
     out
 }
 
+/// A word for `sh -c`: single-quoted, so nothing in it is expanded, whatever it holds.
+pub fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// A command that is only a solution file (`solution.py`, `sol.js`, relative to `dir`) runs
+/// through the built-in adapter of its language; `None` for any other command.
+fn solution_file(
+    command: &str,
+    dir: &Path,
+    options: &Options,
+) -> Result<Option<(String, Options)>, String> {
+    let word = command.trim();
+    let Some(adapter) = adapters::for_file(Path::new(word)) else {
+        return Ok(None);
+    };
+    let file = dir.join(word);
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let installed = adapter.installed()?;
+    let run = format!(
+        "{} {} {}",
+        adapter.interpreter,
+        shell_quote(&installed.to_string_lossy()),
+        shell_quote(word)
+    );
+    Ok(Some((run, for_file(options, &file))))
+}
+
 /// One implementation per file matched, from a command template.
 fn per_file(
     name: &str,
@@ -422,9 +467,19 @@ fn per_file(
     options: &Options,
     expect: Option<&Path>,
 ) -> Result<Entry, String> {
-    let (command, vars) = fill_command(command, file)?;
+    let (mut command, vars) = fill_command(command, file)?;
     let mut options = for_file(options, file);
     options.vars = vars;
+    if command == "\"$HOOKCHECK_PATH\""
+        && let Some(adapter) = adapters::for_file(file)
+    {
+        let installed = adapter.installed()?;
+        command = format!(
+            "{} {} \"$HOOKCHECK_PATH\"",
+            adapter.interpreter,
+            shell_quote(&installed.to_string_lossy())
+        );
+    }
     Ok(Entry {
         name: fill(name, file).to_string_lossy().into_owned(),
         command: Some(command),

@@ -180,6 +180,7 @@ impl Child {
         command: &str,
         vars: &[(String, OsString)],
         sandbox: Option<&Sandbox>,
+        dir: Option<&std::path::Path>,
         reading: Reading,
         max_answer: usize,
     ) -> io::Result<Child> {
@@ -195,7 +196,7 @@ impl Child {
         reap::adopt_orphans();
         let mut env = vars.to_vec();
         env.push((reap::MARK.to_string(), OsString::from(&mark)));
-        let mut process = super::sandbox::command(command, sandbox, &env)
+        let mut process = super::sandbox::command(command, sandbox, &env, dir)
             .map_err(io::Error::other)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -42,6 +42,8 @@ pub struct Options {
     pub vars: Vec<(String, OsString)>,
     /// Run each process in a sandbox (`--sandbox`); `None` runs it as is.
     pub sandbox: Option<Sandbox>,
+    /// The folder the command runs in (a manifest's own folder); `None` is the current one.
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Options {
@@ -56,6 +58,7 @@ impl Default for Options {
             max_answer: MAX_ANSWER,
             vars: Vec::new(),
             sandbox: None,
+            dir: None,
         }
     }
 }
@@ -156,6 +159,7 @@ impl Subprocess {
             &self.command,
             &self.options.vars,
             self.options.sandbox.as_ref(),
+            self.options.dir.as_deref(),
             reading,
             self.options.max_answer,
         )

@@ -166,6 +166,7 @@ pub fn command(
     shell_command: &str,
     sandbox: Option<&Sandbox>,
     env: &[(String, OsString)],
+    dir: Option<&Path>,
 ) -> Result<Command, String> {
     let Some(sandbox) = sandbox else {
         let mut command = Command::new("sh");
@@ -173,20 +174,37 @@ pub fn command(
             .arg("-c")
             .arg(shell_command)
             .envs(env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
         return Ok(command);
     };
-    let cwd = current_dir()?;
+    let cwd = match dir {
+        Some(dir) => normalize(&current_dir()?.join(dir)),
+        None => current_dir()?,
+    };
     let user = if is_root() { Some(next_uid()) } else { None };
     let environment: Vec<(String, OsString)> = KEPT_ENV
         .iter()
         .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
         .chain(env.iter().cloned())
         .collect();
+    // The command names some files through variables (`"$HOOKCHECK_PATH"`, the built-in
+    // adapter): they are bound as if written in it.
+    let named: Vec<String> = env
+        .iter()
+        .filter(|(k, _)| k.starts_with("HOOKCHECK_") && k != crate::implementation::MARK)
+        .filter_map(|(_, v)| {
+            v.to_str()
+                .map(|v| format!("'{}'", v.replace('\'', "'\\''")))
+        })
+        .collect();
     let host = Host {
         cwd: &cwd,
         user,
         environment: &environment,
         kind: &|p| std::fs::metadata(p).ok().map(|m| m.is_dir()),
+        named: named.join(" "),
     };
     let argv = arguments(shell_command, sandbox, &host);
     let mut command = Command::new("bwrap");
@@ -203,13 +221,16 @@ struct Host<'a> {
     environment: &'a [(String, OsString)],
     /// Whether a path exists: `Some(true)` a folder, `Some(false)` a file.
     kind: &'a dyn Fn(&Path) -> Option<bool>,
+    /// Files the command names through variables, as shell words.
+    named: String,
 }
 
 /// bwrap's arguments, ending in `sh -c shell_command`.
 fn arguments(shell_command: &str, sandbox: &Sandbox, host: &Host) -> Vec<OsString> {
     let mut binds: Vec<PathBuf> = Vec::new();
     let under_system = |p: &Path| SYSTEM.iter().any(|s| p.starts_with(s)) || p == Path::new("/");
-    for word in shell_words(shell_command) {
+    let named = format!("{shell_command} {}", host.named);
+    for word in shell_words(&named) {
         if word.is_empty() {
             continue;
         }
@@ -422,7 +443,7 @@ pub fn check_available() -> Result<(), String> {
             ));
         }
     }
-    let mut probe = command("exit 0", Some(&Sandbox::default()), &[])?;
+    let mut probe = command("exit 0", Some(&Sandbox::default()), &[], None)?;
     let output = probe
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -458,6 +479,7 @@ mod tests {
             user,
             environment: &[],
             kind,
+            named: String::new(),
         }
     }
 
@@ -481,7 +503,7 @@ mod tests {
         let none = |_: &Path| None;
         let args = strings(&arguments(hostile, &Sandbox::default(), &host(&none, None)));
         assert_eq!(args[args.len() - 3..], ["sh", "-c", hostile]);
-        let plain = command(hostile, None, &[]).expect("plain");
+        let plain = command(hostile, None, &[], None).expect("plain");
         let plain: Vec<String> = plain
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())

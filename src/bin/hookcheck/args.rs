@@ -75,6 +75,16 @@ pub enum Command {
     /// Print, for every rule of spec/dispatcher.md, how many cases cite it, and the rules no case
     /// covers. Exits 1 when a rule is uncovered or a case file does not load.
     Coverage(CorpusArgs),
+    /// Write a built-in adapter into a folder, to read or vendor it. `--impl solution.py` (or
+    /// `.js`, `.mjs`, `.cjs`) uses the built-in adapters without writing them anywhere.
+    Adapter {
+        /// Which adapter.
+        #[arg(value_enum)]
+        language: LanguageArg,
+        /// The folder to write into (made if missing; an existing file is never overwritten).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Write the built-in spec/ and cases/ into a folder, to read the case a report points at.
     Export {
         /// The folder to write into (created if missing; existing files are never overwritten).
@@ -271,6 +281,21 @@ pub struct FuzzArgs {
     /// is never overwritten: a taken name gets -2, -3, ...).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum LanguageArg {
+    Python,
+    Node,
+}
+
+impl LanguageArg {
+    pub fn name(self) -> &'static str {
+        match self {
+            LanguageArg::Python => "python",
+            LanguageArg::Node => "node",
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::Check(args) => with_implementations(|| check(*args)),
         Command::Coverage(corpus) => coverage(&corpus.sources()),
         Command::Export { dir } => export(&dir),
+        Command::Adapter { language, dir } => adapter(language.name(), &dir),
         Command::Serve { per_case } => serve(per_case),
         Command::Fuzz(args) => with_implementations(|| fuzz(*args)),
         Command::Record {
@@ -48,6 +49,7 @@ fn with_implementations(command: impl FnOnce() -> ExitCode) -> ExitCode {
     hookcheck::interrupt::install();
     let code = command();
     hookcheck::implementation::sweep();
+    hookcheck::adapters::cleanup();
     match hookcheck::interrupt::exit_status() {
         Some(status) => {
             eprintln!(
@@ -418,6 +420,22 @@ fn check(args: CheckArgs) -> ExitCode {
                 "hookcheck check: {}",
                 hookcheck::report::inert::terminal(&e.0)
             );
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn adapter(language: &str, dir: &Path) -> ExitCode {
+    let written = hookcheck::adapters::by_language(language)
+        .ok_or_else(|| format!("no adapter for {language}"))
+        .and_then(|a| a.write_into(dir));
+    match written {
+        Ok(path) => {
+            println!("wrote {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("hookcheck adapter: {e}");
             ExitCode::from(2)
         }
     }

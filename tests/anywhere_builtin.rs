@@ -1,0 +1,48 @@
+//! From an empty folder, with only the binary: a solution file is checked through the built-in
+//! adapter of its language, and the example manifest works wherever it is run from.
+
+mod common;
+
+use common::{hookcheck, root, text};
+
+fn empty_folder(test: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("hookcheck-builtin-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("folder");
+    dir
+}
+
+#[test]
+fn a_python_file_is_checked_through_the_built_in_adapter() {
+    let dir = empty_folder("python");
+    let example = root().join("examples/python/dispatcher.py");
+    std::fs::copy(example, dir.join("sol.py")).expect("py");
+    let o = hookcheck(&dir, &["check", "--impl", "sol.py"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let o = hookcheck(&dir, &["adapter", "node", "vendor"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("vendor/hookcheck_adapter.mjs")).ok(),
+        std::fs::read_to_string(root().join("harness/adapters/node/hookcheck_adapter.mjs")).ok()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+#[ignore = "needs node: .ci/run installs it and runs ignored tests"]
+fn a_javascript_file_and_the_example_manifest_work_from_an_empty_folder() {
+    let dir = empty_folder("node");
+    let example = root().join("examples/node/dispatcher.js");
+    std::fs::copy(example, dir.join("sol.js")).expect("js");
+    let o = hookcheck(&dir, &["check", "--impl", "sol.js"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let manifest = root().join("examples/grading/grading.toml");
+    let manifest = manifest.to_string_lossy();
+    let o = hookcheck(
+        &dir,
+        &["check", "--manifest", &manifest, "--part", "ordering"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("3 pass every case"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
