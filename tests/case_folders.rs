@@ -110,10 +110,18 @@ fn links_to_a_parent_folder_are_followed_once() {
     assert_eq!(found.warnings.len(), 3, "{:?}", found.warnings);
     // With no case file at all, the walk ends too.
     let empty = folder("loops-empty");
-    symlink("..", empty.join("up1")).expect("a symlink");
-    symlink(".", empty.join("here")).expect("a symlink");
-    let corpus = Corpus::load(&empty);
-    assert!(corpus.cases.is_empty());
+    let inner = empty.join("inner");
+    std::fs::create_dir_all(&inner).expect("a folder");
+    symlink("..", inner.join("up1")).expect("a symlink");
+    symlink("..", inner.join("up2")).expect("a symlink");
+    symlink(".", inner.join("here")).expect("a symlink");
+    let corpus = Corpus::load(&inner);
+    assert!(corpus.cases.is_empty(), "{:?}", corpus.cases);
+    assert!(
+        corpus.warnings.iter().any(|w| w.contains("holds no case files")),
+        "{:?}",
+        corpus.warnings
+    );
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&empty);
 }
