@@ -118,7 +118,10 @@ fn links_to_a_parent_folder_are_followed_once() {
     let corpus = Corpus::load(&inner);
     assert!(corpus.cases.is_empty(), "{:?}", corpus.cases);
     assert!(
-        corpus.warnings.iter().any(|w| w.contains("holds no case files")),
+        corpus
+            .warnings
+            .iter()
+            .any(|w| w.contains("holds no case files")),
         "{:?}",
         corpus.warnings
     );
