@@ -73,6 +73,21 @@ fn yaml_str(text: &str) -> String {
     yaml_value(&Value::from(text))
 }
 
+/// A rule id as people write it (`pause.results`), or quoted when it is not one: `--rule` takes
+/// any text, and quoted, a mistyped rule still loads and lint names it.
+fn yaml_rule(rule: &str) -> String {
+    let plain = rule.starts_with(|c: char| c.is_ascii_lowercase())
+        && rule.contains('.')
+        && rule
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-');
+    if plain {
+        rule.to_string()
+    } else {
+        yaml_str(rule)
+    }
+}
+
 /// A case file holding one case. Operations and results are written as JSON (YAML's flow
 /// syntax, see [`yaml_value`]) and read back exactly, numbers with their spelling.
 pub fn case_file(draft: &Draft<'_>) -> String {
@@ -90,8 +105,7 @@ pub fn case_file(draft: &Draft<'_>) -> String {
     let _ = writeln!(out, "cases:");
     let _ = writeln!(out, "  - id: {}", draft.id);
     let _ = writeln!(out, "    title: {}", yaml_str(draft.title));
-    // `--rule` takes any text; quoted, a mistyped rule loads and lint names it.
-    let rules: Vec<String> = draft.rules.iter().map(|r| yaml_str(r)).collect();
+    let rules: Vec<String> = draft.rules.iter().map(|r| yaml_rule(r)).collect();
     let _ = writeln!(out, "    rules: [{}]", rules.join(", "));
     let _ = writeln!(out, "    origin: {}", draft.origin.as_str());
     if let Some(ticket) = draft.ticket {
@@ -107,7 +121,7 @@ pub fn case_file(draft: &Draft<'_>) -> String {
         let result = draft.results.get(i).unwrap_or(&Value::Null);
         let _ = writeln!(out, "        expect: {}", yaml_value(result));
         if let Some(Some(rule)) = draft.clarified.get(i) {
-            let _ = writeln!(out, "        clarified: {}", yaml_str(rule));
+            let _ = writeln!(out, "        clarified: {}", yaml_rule(rule));
         }
     }
     out
@@ -366,7 +380,7 @@ mod tests {
             let mut operations = vec![json!(["process", random_number(&mut prng)])];
             operations.extend((0..prng.below(6)).map(|_| random_operation(&mut prng)));
             let input = Value::Array(operations.clone()).to_string();
-            let rules = vec![random_string(&mut prng)];
+            let rules = vec![random_string(&mut prng), "retry.wait-schedule".to_string()];
             let title = random_string(&mut prng);
             let file = record(
                 &input,

@@ -183,3 +183,36 @@ fn lint_with_no_cases_fails_and_names_what_it_skipped() {
     assert!(text(&out).contains("1 cases: "), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Before, `record /dev/zero` read until memory ran out.
+#[test]
+fn record_of_an_endless_input_ends_with_an_error() {
+    let dir = folder("record-zero");
+    let out = hookcheck(
+        &dir,
+        &["record", "--id", "t-1", "--ticket", "T-1", "/dev/zero"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "hookcheck record: /dev/zero is too large: more than 16 MiB of operations (a case file \
+         holds at most 16 MiB)\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before, the path was missing and the message blamed existing files whatever happened.
+#[test]
+fn export_errors_name_the_path() {
+    let dir = folder("export");
+    std::fs::write(dir.join("taken"), "").expect("a file");
+    let out = hookcheck(&dir, &["export", "taken"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("hookcheck export: cannot create the folder taken/"),
+        "{err}"
+    );
+    assert!(!err.contains("overwrit"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
