@@ -43,12 +43,17 @@ fn walk(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
         let path = entry.expect("a readable folder").path();
         if path.is_dir() {
             walk(&path, extensions, out);
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| extensions.contains(&e))
-        {
-            out.push(path);
+        } else {
+            let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if extensions.contains(&extension) {
+                out.push(path);
+            } else if extensions.contains(&extension.to_ascii_lowercase().as_str()) {
+                // `case::discover_all` skips these with a warning too: extensions are lower case.
+                println!(
+                    "cargo:warning={}: not embedded: the extension must be lower case",
+                    path.display()
+                );
+            }
         }
     }
 }

@@ -10,30 +10,49 @@ include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 /// the suite, and its text.
 pub fn case_files() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
     CASE_FILES.iter().map(|&(path, text)| {
-        let suite = path
-            .split('/')
-            .nth(1)
-            .filter(|s| !s.ends_with(".yaml"))
-            .unwrap_or("cases");
+        // `cases/<suite>/<file>`; a file directly in `cases/` (`.yaml` or `.yml`) has the suite
+        // `cases`, as `case::discover` gives it.
+        let parts: Vec<&str> = path.split('/').collect();
+        let suite = match parts.as_slice() {
+            [_, suite, _, ..] => suite,
+            _ => "cases",
+        };
         (path, suite, text)
     })
 }
 
 /// Writes the built-in `spec/` and `cases/` below `dir` (which must not hold them already) and
-/// returns the files written.
+/// returns the files written. An error names the path and what happened; files written before
+/// it stay.
 pub fn export(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for &(path, text) in SPEC_FILES.iter().chain(CASE_FILES) {
         let target = dir.join(path);
         if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("cannot create the folder {}: {e}", parent.display()),
+                )
+            })?;
         }
         std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&target)
             .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
-            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
+            .map_err(|e| {
+                let message = if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    format!(
+                        "{} already exists: export never overwrites a file (export into a new \
+                         or empty folder)",
+                        target.display()
+                    )
+                } else {
+                    format!("cannot write {}: {e}", target.display())
+                };
+                std::io::Error::new(e.kind(), message)
+            })?;
         written.push(target);
     }
     Ok(written)
@@ -85,6 +104,28 @@ mod tests {
         );
     }
 
+    /// Before, the path was missing and every error claimed existing files were the cause.
+    #[test]
+    fn export_errors_name_the_path_and_what_happened() {
+        let dir =
+            std::env::temp_dir().join(format!("hookcheck-export-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a folder");
+        // A file where export needs the folder `spec/`.
+        std::fs::write(dir.join("spec"), "").expect("a file");
+        let err = export(&dir).expect_err("spec/ cannot be made");
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!(
+                "cannot create the folder {}: ",
+                dir.join("spec").display()
+            )),
+            "{message}"
+        );
+        assert!(!message.contains("overwrit"), "{message}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn export_writes_every_file_and_never_overwrites() {
         let dir = std::env::temp_dir().join(format!("hookcheck-export-{}", std::process::id()));
@@ -93,7 +134,16 @@ mod tests {
         assert_eq!(written.len(), CASE_FILES.len() + SPEC_FILES.len());
         assert!(dir.join("spec/dispatcher.md").is_file());
         assert!(dir.join("cases/retries/schedule.yaml").is_file());
-        assert!(export(&dir).is_err(), "a second export would overwrite");
+        let again = export(&dir).expect_err("a second export would overwrite");
+        let first = dir.join(SPEC_FILES[0].0);
+        assert_eq!(
+            again.to_string(),
+            format!(
+                "{} already exists: export never overwrites a file (export into a new or empty \
+                 folder)",
+                first.display()
+            )
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

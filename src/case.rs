@@ -97,8 +97,8 @@ struct RawCase {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawStep {
-    op: Spanned<Value>,
-    expect: Value,
+    op: Spanned<Node>,
+    expect: Spanned<Node>,
     #[serde(default)]
     clarified: Option<String>,
     #[serde(default)]
@@ -210,18 +210,105 @@ pub struct Source {
     pub part: Option<Part>,
 }
 
-/// Every `*.yaml`/`*.yml` file below `root`, sorted by path; the suite is the first folder
-/// below `root` (files directly in `root` have the suite `cases`).
+/// The largest case file hookcheck reads: far above any hand-written or recorded file (100,000
+/// recorded steps take about 8 MiB), and small enough that parsing it cannot exhaust memory.
+pub const MAX_CASE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What a walk of a cases folder found: the case files, and what it skipped, each as a warning
+/// naming the path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Discovery {
+    pub sources: Vec<Source>,
+    pub warnings: Vec<String>,
+}
+
+/// Every case file below `root`, sorted by path; the suite is the first folder below `root`
+/// (files directly in `root` have the suite `cases`). See [`discover_all`] for what is skipped.
 pub fn discover(root: &Path) -> Result<Vec<Source>, LoadError> {
-    let mut paths = Vec::new();
-    walk(root, &mut paths).map_err(|e| LoadError {
-        file: root.to_path_buf(),
+    discover_all(root).map(|d| d.sources)
+}
+
+/// Every case file below `root`, and a warning for each thing skipped.
+///
+/// Case files end in `.yaml` or `.yml`, lower case, as `build.rs` takes them for the built-in
+/// corpus; a file whose extension differs only in case is skipped with a warning, so a
+/// `CASE.YAML` is never silently ignored. Only regular files are read: a FIFO would block the
+/// reader forever and a device such as `/dev/zero` never ends, so they are skipped with a
+/// warning. Symbolic links are followed, but each folder and file is visited at most once (by
+/// device and inode), so links to a parent folder cannot loop or fan out.
+pub fn discover_all(root: &Path) -> Result<Discovery, LoadError> {
+    let fail = |path: &Path, e: std::io::Error| LoadError {
+        file: path.to_path_buf(),
         line: 0,
         column: 0,
         reason: format!("cannot read the cases folder: {e}"),
-    })?;
+    };
+    let root_meta = std::fs::metadata(root).map_err(|e| fail(root, e))?;
+    if !root_meta.is_dir() {
+        return Err(fail(
+            root,
+            std::io::Error::other("not a folder (give the folder that holds the case files)"),
+        ));
+    }
+    let mut warnings = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(identity(&root_meta));
+    let mut paths = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(dir) = folders.pop() {
+        let mut entries = Vec::new();
+        for entry in std::fs::read_dir(&dir).map_err(|e| fail(&dir, e))? {
+            entries.push(entry.map_err(|e| fail(&dir, e))?.path());
+        }
+        entries.sort();
+        for path in entries {
+            // `metadata` follows symbolic links: what matters is what reading would reach.
+            let meta = match std::fs::metadata(&path) {
+                Ok(m) => m,
+                Err(e) => {
+                    warnings.push(format!("{}: skipped: {e}", path.display()));
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                if seen.insert(identity(&meta)) {
+                    folders.push(path);
+                } else {
+                    warnings.push(format!(
+                        "{}: skipped: a folder already read (through a symbolic link)",
+                        path.display()
+                    ));
+                }
+                continue;
+            }
+            let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if !matches!(extension, "yaml" | "yml") {
+                if matches!(extension.to_ascii_lowercase().as_str(), "yaml" | "yml") {
+                    warnings.push(format!(
+                        "{}: skipped: case files end in `.yaml` or `.yml`, lower case (rename it)",
+                        path.display()
+                    ));
+                }
+                continue;
+            }
+            if !meta.is_file() {
+                warnings.push(format!(
+                    "{}: skipped: {}, not a regular file",
+                    path.display(),
+                    kind(&meta)
+                ));
+            } else if seen.insert(identity(&meta)) {
+                paths.push(path);
+            } else {
+                warnings.push(format!(
+                    "{}: skipped: a file already read (through a link)",
+                    path.display()
+                ));
+            }
+        }
+    }
     paths.sort();
-    Ok(paths
+    let sources = paths
         .into_iter()
         .map(|path| {
             let suite = path
@@ -235,7 +322,8 @@ pub fn discover(root: &Path) -> Result<Vec<Source>, LoadError> {
                         .map(|_| first.as_os_str().to_string_lossy().into_owned())
                 })
                 .unwrap_or_else(|| "cases".to_string());
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            // A file that cannot be read is scanned as empty; loading it reports why.
+            let text = read_case_file(&path).unwrap_or_default();
             let part = text
                 .lines()
                 .find_map(|l| l.strip_prefix("part:"))
@@ -247,22 +335,82 @@ pub fn discover(root: &Path) -> Result<Vec<Source>, LoadError> {
                 part,
             }
         })
-        .collect())
+        .collect();
+    Ok(Discovery { sources, warnings })
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            walk(&path, out)?;
-        } else if matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("yaml" | "yml")
-        ) {
-            out.push(path);
-        }
+fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt as _;
+    (meta.dev(), meta.ino())
+}
+
+fn kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt as _;
+    let t = meta.file_type();
+    if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "not a file or folder"
     }
-    Ok(())
+}
+
+/// Reads a case file as text, refusing anything but a regular file of at most
+/// [`MAX_CASE_FILE_BYTES`]: the file is opened without blocking (a FIFO swapped in after the
+/// folder walk cannot hang the open) and checked on the open handle, then read through a
+/// bounded reader. A leading byte order mark is dropped (editors on Windows write one).
+pub fn read_case_file(path: &Path) -> Result<String, LoadError> {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let fail = |reason: String| LoadError {
+        file: path.to_path_buf(),
+        line: 0,
+        column: 0,
+        reason,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| fail(format!("cannot read: {e}")))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| fail(format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        return Err(fail(format!(
+            "cannot read: {}, not a regular file",
+            kind(&meta)
+        )));
+    }
+    let too_large = || {
+        fail(format!(
+            "the file is too large for a case file: more than {} MiB (split it into several files)",
+            MAX_CASE_FILE_BYTES / (1024 * 1024)
+        ))
+    };
+    if meta.len() > MAX_CASE_FILE_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CASE_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_CASE_FILE_BYTES {
+        return Err(too_large());
+    }
+    let mut text = String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "not UTF-8 text (invalid byte at offset {}); case files are UTF-8",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    if text.starts_with('\u{feff}') {
+        text.drain(..'\u{feff}'.len_utf8());
+    }
+    Ok(text)
 }
 
 /// The ids of lines of the form `- id: some-id`: by the case format, `id` is the first key of
@@ -281,32 +429,45 @@ pub fn scan_ids(text: &str) -> Vec<String> {
 
 /// Parses one case file. `suite` names the cases in it.
 pub fn load(path: &Path, suite: &str) -> Result<Vec<Case>, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
-        file: path.to_path_buf(),
-        line: 0,
-        column: 0,
-        reason: format!("cannot read: {e}"),
-    })?;
+    let text = read_case_file(path)?;
     parse(&text, path, suite)
 }
 
 /// Parses case-file text; `path` is used for positions and stored in each case.
 pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadError> {
-    let options = serde_saphyr::options! { strict_booleans: true };
-    let raw: RawFile = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
-        let location = e.location();
-        LoadError {
-            file: path.to_path_buf(),
-            line: location.map_or(0, |l| l.line()),
-            column: location.map_or(0, |l| l.column()),
-            reason: first_line(&e.without_snippet().to_string()),
-        }
-    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut options = serde_saphyr::options! {
+        strict_booleans: true,
+        // Non-finite and overflowing floats reach `Node` as numbers; it takes every number
+        // from its text, so `1e400` is kept as written and `.inf` is refused in our words.
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
+    };
+    options.budget = Some(budget_for(text));
+    let raw: RawFile =
+        serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(&e, path))?;
     let file: Arc<Path> = Arc::from(path);
-    let cases: Vec<Case> = raw
-        .cases
-        .into_iter()
-        .map(|c| Case {
+    let at = |location: &serde_saphyr::Location, reason: String| LoadError {
+        file: path.to_path_buf(),
+        line: location.line(),
+        column: location.column(),
+        reason,
+    };
+    let mut cases = Vec::with_capacity(raw.cases.len());
+    for c in raw.cases {
+        let mut steps = Vec::with_capacity(c.steps.len());
+        for s in c.steps {
+            let line = line_of(&s.op.referenced);
+            let op = to_value(s.op, text).map_err(|(l, reason)| at(&l, reason))?;
+            let expect = to_value(s.expect, text).map_err(|(l, reason)| at(&l, reason))?;
+            steps.push(Step {
+                line,
+                op,
+                expect,
+                clarified: s.clarified,
+                spelling: s.spelling,
+            });
+        }
+        cases.push(Case {
             line: line_of(&c.id.referenced),
             id: c.id.value,
             title: c.title,
@@ -316,22 +477,12 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
             notes: c.notes,
             recorded: c.recorded,
             situations: c.situations,
-            steps: c
-                .steps
-                .into_iter()
-                .map(|s| Step {
-                    line: line_of(&s.op.referenced),
-                    op: s.op.value,
-                    expect: s.expect,
-                    clarified: s.clarified,
-                    spelling: s.spelling,
-                })
-                .collect(),
+            steps,
             part: raw.part,
             suite: suite.to_string(),
             file: Arc::clone(&file),
-        })
-        .collect();
+        });
+    }
     let scanned = scan_ids(text);
     let parsed: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     if scanned != parsed {
@@ -347,6 +498,196 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
         });
     }
     Ok(cases)
+}
+
+/// The deepest nesting of a case file, far above what operations need.
+const MAX_DEPTH: usize = 32;
+
+/// serde-saphyr's default budget (250,000 nodes, 1,000,000 events) refuses files that
+/// `hookcheck record` writes for long tickets (100,000 steps). Every node and event takes at
+/// least one byte of text, and files are at most `MAX_CASE_FILE_BYTES`, so a budget of one per
+/// byte refuses nothing a file of that size can hold while keeping the library's other limits
+/// (alias expansion, nesting depth) in force.
+fn budget_for(text: &str) -> serde_saphyr::Budget {
+    let mut budget = serde_saphyr::Budget::default();
+    let scaled = text.len().saturating_add(64);
+    budget.max_nodes = budget.max_nodes.max(scaled);
+    budget.max_events = budget.max_events.max(scaled);
+    // Operations nest a few levels; the library's 255 levels of flow nesting overflow a
+    // thread's stack in a debug build before its depth limit is checked.
+    budget.flow_nesting_limit = MAX_DEPTH;
+    budget.max_depth = MAX_DEPTH;
+    budget
+}
+
+/// A serde-saphyr error in hookcheck's words, with its position. The library's own wording
+/// names its types and options (`set DuplicateKeyPolicy in Options`, `budget breached: Nodes
+/// { nodes: 250001 }`), which mean nothing to someone editing a case file.
+fn yaml_error(error: &serde_saphyr::Error, path: &Path) -> LoadError {
+    use serde_saphyr::Error as E;
+    use serde_saphyr::budget::BudgetBreach as B;
+    let location = error.location();
+    let mut inner = error.without_snippet();
+    while let E::AliasError { error, .. } | E::WithSnippet { error, .. } = inner {
+        inner = error;
+    }
+    let reason = match inner {
+        E::DuplicateMappingKey { key, .. } => match key {
+            Some(k) => format!("duplicate key `{k}` (each key once per mapping)"),
+            None => "duplicate key (each key once per mapping)".to_string(),
+        },
+        E::Budget { breach, .. } => match breach {
+            B::Depth { .. } => too_deep(),
+            B::Aliases { .. } | B::Anchors { .. } => {
+                "too many anchors or aliases (`&name`, `*name`) for a case file".to_string()
+            }
+            B::Documents { .. } => "a case file holds one YAML document".to_string(),
+            _ => "the file is too large for a case file: too many YAML nodes, or aliases \
+                  that expand to too many"
+                .to_string(),
+        },
+        E::NonFiniteFloat { value, .. } => non_json_number(value),
+        other => {
+            let line = first_line(&other.to_string());
+            // The parser's own guard against deep flow nesting (`[[[[...`).
+            if line.contains("recursion limit exceeded") {
+                too_deep()
+            } else {
+                line
+            }
+        }
+    };
+    LoadError {
+        file: path.to_path_buf(),
+        line: location.map_or(0, |l| l.line()),
+        column: location.map_or(0, |l| l.column()),
+        reason,
+    }
+}
+
+fn too_deep() -> String {
+    format!("the file is too deeply nested for a case file: more than {MAX_DEPTH} levels")
+}
+
+fn non_json_number(spelling: &str) -> String {
+    format!(
+        "`{spelling}` is a YAML number that JSON cannot carry as written, so it cannot be sent \
+         to implementations: write it as JSON writes numbers (`31`, `-0.5`, `1e3`), or quote it \
+         to send a string"
+    )
+}
+
+/// An `op` or `expect` node as read, before numbers are taken from the text.
+enum Node {
+    Null,
+    Bool(bool),
+    /// A number; its value comes from its spelling in the file.
+    Number,
+    String(String),
+    Seq(Vec<Spanned<Node>>),
+    Map(Vec<(String, Spanned<Node>)>),
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Node, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Node;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Node, E> {
+                Ok(Node::Null)
+            }
+            fn visit_none<E>(self) -> Result<Node, E> {
+                Ok(Node::Null)
+            }
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+                Node::deserialize(d)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
+                Ok(Node::Bool(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Node, E> {
+                Ok(Node::Number)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Node, E> {
+                Ok(Node::Number)
+            }
+            fn visit_i128<E>(self, _: i128) -> Result<Node, E> {
+                Ok(Node::Number)
+            }
+            fn visit_u128<E>(self, _: u128) -> Result<Node, E> {
+                Ok(Node::Number)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Node, E> {
+                Ok(Node::Number)
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+                Ok(Node::String(v.to_string()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Node, E> {
+                Ok(Node::String(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = a.next_element()? {
+                    items.push(item);
+                }
+                Ok(Node::Seq(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = a.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(Node::Map(entries))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// The JSON value of a node, each number exactly as the file spells it (serde_json keeps the
+/// spelling: `arbitrary_precision`), so `1e3` reaches implementations as `1e3`, not `1000.0`.
+/// A number JSON cannot spell that way (`0x1F`, `+1`, `.inf`) is refused, with its place.
+fn to_value(node: Spanned<Node>, text: &str) -> Result<Value, (serde_saphyr::Location, String)> {
+    Ok(match node.value {
+        Node::Null => Value::Null,
+        Node::Bool(b) => Value::Bool(b),
+        Node::String(s) => Value::String(s),
+        Node::Number => {
+            let span = node.defined.span();
+            let spelling = span
+                .byte_offset()
+                .zip(span.byte_len())
+                .and_then(|(start, len)| {
+                    let start = usize::try_from(start).ok()?;
+                    text.get(start..start.checked_add(usize::try_from(len).ok()?)?)
+                })
+                .unwrap_or("")
+                .trim();
+            // serde_json keeps digits, sign and fraction exactly and writes the exponent as
+            // `e+3`/`e-3`: the same value and the same kind of number for every JSON reader.
+            match serde_json::from_str::<Value>(spelling) {
+                Ok(Value::Number(n)) => Value::Number(n),
+                _ => return Err((node.referenced, non_json_number(spelling))),
+            }
+        }
+        Node::Seq(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|i| to_value(i, text))
+                .collect::<Result<_, _>>()?,
+        ),
+        Node::Map(entries) => {
+            let mut map = serde_json::Map::new();
+            for (k, v) in entries {
+                map.insert(k, to_value(v, text)?);
+            }
+            Value::Object(map)
+        }
+    })
 }
 
 fn line_of(location: &serde_saphyr::Location) -> u32 {
@@ -437,6 +778,101 @@ cases:
         let text = FILE.replace("[process, 0]", "[process, no]");
         let cases = parse(&text, Path::new("y.yaml"), "s").expect("parses");
         assert_eq!(cases[0].steps[1].op, serde_json::json!(["process", "no"]));
+    }
+
+    fn op_of(op: &str) -> Result<Value, LoadError> {
+        let text = FILE.replace("[process, 0]", op);
+        parse(&text, Path::new("n.yaml"), "s").map(|c| c[0].steps[1].op.clone())
+    }
+
+    /// Numbers reach implementations as the file spells them; before, `1e3` was sent as
+    /// `1000.0` and `99999999999999999999999999` as `1e+26`.
+    #[test]
+    fn numbers_keep_their_spelling() {
+        for spelling in [
+            "99999999999999999999999999",
+            "1e+400",
+            "-1e+400",
+            "-0",
+            "-0.0",
+            "10.0",
+            "0.1",
+            "18446744073709551616",
+            "-9223372036854775809",
+            "2.5e-7",
+        ] {
+            let op = op_of(&format!("[process, {spelling}]")).expect("loads");
+            assert_eq!(op[1].to_string(), spelling);
+            let block = op_of(&format!("\n          - process\n          - {spelling}"))
+                .expect("block style loads");
+            assert_eq!(block[1].to_string(), spelling);
+        }
+        // serde_json writes every exponent with its sign: same value, still an exponent.
+        for (written, sent) in [("1e3", "1e+3"), ("1E3", "1e+3"), ("2E-2", "2e-2")] {
+            let op = op_of(&format!("[process, {written}]")).expect("loads");
+            assert_eq!(op[1].to_string(), sent);
+        }
+        let nested = op_of("[enqueue, 0, a, b, {x: [1e3, 2.50]}]").expect("loads");
+        assert_eq!(
+            nested.to_string(),
+            r#"["enqueue",0,"a","b",{"x":[1e+3,2.50]}]"#
+        );
+        let quoted = op_of(r#"[process, "1e3", '0x1F']"#).expect("quoted numbers are strings");
+        assert_eq!(quoted, serde_json::json!(["process", "1e3", "0x1F"]));
+    }
+
+    #[test]
+    fn numbers_json_cannot_spell_are_refused() {
+        for spelling in ["0x1F", "+1", ".inf", "-.inf", ".nan", "0o17", "007", ".5"] {
+            let err = op_of(&format!("[process, {spelling}]")).expect_err(spelling);
+            assert_eq!(err.line, 11, "{err}");
+            assert!(
+                err.reason.starts_with(&format!(
+                    "`{spelling}` is a YAML number that JSON cannot carry"
+                )),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_in_our_words() {
+        let text = FILE.replace("    title: One\n", "    title: One\n    title: Again\n");
+        let err = parse(&text, Path::new("d.yaml"), "s").expect_err("duplicate key");
+        assert_eq!(
+            err.to_string(),
+            "d.yaml:6:5: duplicate key `title` (each key once per mapping)"
+        );
+        assert!(!err.reason.contains("DuplicateKeyPolicy"), "{err}");
+    }
+
+    #[test]
+    fn deep_nesting_is_reported_in_our_words() {
+        let deep = format!("{}0{}", "[".repeat(200), "]".repeat(200));
+        let err = op_of(&deep).expect_err("too deep");
+        assert!(
+            err.reason
+                .starts_with("the file is too deeply nested for a case file"),
+            "{err}"
+        );
+        assert!(err.line > 0, "{err}");
+    }
+
+    /// 300,000 steps: more nodes than serde-saphyr's default budget of 250,000 allows.
+    #[test]
+    fn long_files_load() {
+        let mut text = FILE.to_string();
+        for _ in 0..300_000 {
+            text.push_str("      - op: [process, 0]\n        expect: []\n");
+        }
+        let cases = parse(&text, Path::new("l.yaml"), "s").expect("a long file loads");
+        assert_eq!(cases[1].steps.len(), 300_001);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let cases = parse(&format!("\u{feff}{FILE}"), Path::new("b.yaml"), "s").expect("loads");
+        assert_eq!(cases.len(), 2);
     }
 
     #[test]

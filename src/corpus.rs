@@ -44,6 +44,9 @@ pub struct Corpus {
     pub cases: Vec<Case>,
     /// Files that could not be loaded; their cases are missing from `cases`.
     pub errors: Vec<LoadError>,
+    /// What the walk of the case folders skipped (special files, folders reached twice, `.YAML`
+    /// files) and folders holding no case file, each naming the path.
+    pub warnings: Vec<String>,
 }
 
 impl Corpus {
@@ -70,6 +73,7 @@ impl Corpus {
             let more = Corpus::load(folder);
             corpus.cases.extend(more.cases);
             corpus.errors.extend(more.errors);
+            corpus.warnings.extend(more.warnings);
         }
         corpus
     }
@@ -77,9 +81,16 @@ impl Corpus {
     /// Every case file below `root`.
     pub fn load(root: &Path) -> Corpus {
         let mut corpus = Corpus::default();
-        match case::discover(root) {
-            Ok(sources) => {
-                for source in sources {
+        match case::discover_all(root) {
+            Ok(found) => {
+                corpus.warnings = found.warnings;
+                if found.sources.is_empty() {
+                    corpus.warnings.push(format!(
+                        "{}: holds no case files (`*.yaml` or `*.yml`)",
+                        root.display()
+                    ));
+                }
+                for source in found.sources {
                     match case::load(&source.path, &source.suite) {
                         Ok(cases) => corpus.cases.extend(cases),
                         Err(e) => corpus.errors.push(e),
@@ -150,15 +161,32 @@ pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) 
     (out, uncovered)
 }
 
-/// `hookcheck lint`: every problem of the corpus, one per line, then a count line; and the
-/// number of problems.
+/// `hookcheck lint`: every warning (`warning: ...`) and problem of the corpus, one per line,
+/// then a count line; and the number of problems. No case at all is a problem: a lint that
+/// checked nothing must not pass.
 pub fn lint(sources: &Sources) -> (String, usize) {
     let corpus = Corpus::gather(sources);
     let mut found: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
     found.extend(problems(&corpus.cases, &crate::spec::rules()));
-    let mut text: String = found.iter().map(|p| format!("{p}\n")).collect();
+    if corpus.cases.is_empty() && corpus.errors.is_empty() {
+        found.push(format!(
+            "no cases in {}: nothing was checked",
+            sources.describe()
+        ));
+    }
+    let mut text: String = corpus
+        .warnings
+        .iter()
+        .map(|w| format!("warning: {w}\n"))
+        .collect();
+    text.extend(found.iter().map(|p| format!("{p}\n")));
+    let warnings = match corpus.warnings.len() {
+        0 => String::new(),
+        1 => ", 1 warning".to_string(),
+        n => format!(", {n} warnings"),
+    };
     text.push_str(&format!(
-        "{} cases: {} problems\n",
+        "{} cases: {} problems{warnings}\n",
         corpus.cases.len(),
         found.len()
     ));

@@ -266,14 +266,10 @@ fn record(
     out: Option<PathBuf>,
 ) -> ExitCode {
     let text = match file.filter(|p| p.as_os_str() != "-") {
-        Some(path) => std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display())),
-        None => {
-            let mut t = String::new();
-            io::Read::read_to_string(&mut io::stdin(), &mut t)
-                .map(|_| t)
-                .map_err(|e| format!("cannot read stdin: {e}"))
-        }
+        Some(path) => File::open(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))
+            .and_then(|f| hookcheck::record::read_input(f, &path.display().to_string())),
+        None => hookcheck::record::read_input(io::stdin().lock(), "stdin"),
     };
     let file = match text
         .and_then(|t| hookcheck::record::record(&t, id, ticket, title.as_deref(), rules))
@@ -452,7 +448,8 @@ fn export(dir: &Path) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("hookcheck export: {e} (existing files are never overwritten)");
+            // The error names the path and says what happened (builtin::export).
+            eprintln!("hookcheck export: {e}");
             ExitCode::from(2)
         }
     }
