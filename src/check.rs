@@ -2,7 +2,7 @@
 //! apply expectations, report. Front end for the runner and the grade; `main.rs` only parses
 //! flags into [`CheckOptions`].
 
-use crate::case::Case;
+use crate::case::{Case, Recorded};
 use crate::compare::Numbers;
 use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
@@ -37,6 +37,8 @@ pub struct CheckOptions {
     pub strict: bool,
     /// Cases the implementation skips (in parts it declares) do not fail the run.
     pub allow_skips: bool,
+    /// Recorded cases not yet reviewed against the spec run instead of stopping the run.
+    pub allow_unreviewed: bool,
     /// Writes the current failures as a starting expectations file.
     pub write_expectations: Option<PathBuf>,
     pub color: bool,
@@ -144,11 +146,40 @@ impl<W: Write> Write for Lenient<'_, W> {
 /// all its cases.
 fn select(opts: &CheckOptions) -> Result<(Vec<Case>, BTreeSet<String>), ConfigError> {
     let corpus = Corpus::gather(&opts.cases);
+    // What the walk skipped (a FIFO named `.yaml`, a folder reached twice) is said, not hidden;
+    // on stderr, so that `--format json` stays one event per line.
+    for warning in &corpus.warnings {
+        eprintln!("warning: {}", report::inert::terminal_line(warning));
+    }
     if !corpus.errors.is_empty() {
         let errors: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
         return Err(ConfigError(format!(
             "the case corpus does not load:\n{}",
             errors.join("\n")
+        )));
+    }
+    // Local cases are held to what `hookcheck lint` holds them to: a case citing an unknown rule
+    // or marked the wrong way would otherwise pass or fail for nothing.
+    let lintable: Vec<Case> = corpus
+        .cases
+        .iter()
+        .filter(|c| !(opts.allow_unreviewed && c.recorded == Some(Recorded::Unreviewed)))
+        .cloned()
+        .collect();
+    let problems = crate::corpus::problems(&lintable, &crate::spec::rules());
+    if !problems.is_empty() {
+        let unreviewed = if problems.iter().any(|p| p.contains("not yet reviewed")) {
+            " (--allow-unreviewed runs recorded cases not yet reviewed)"
+        } else {
+            ""
+        };
+        return Err(ConfigError(format!(
+            "the cases do not pass `hookcheck lint`{unreviewed}:\n{}",
+            problems
+                .iter()
+                .map(|p| report::inert::terminal_line(p))
+                .collect::<Vec<_>>()
+                .join("\n")
         )));
     }
     // Reports name cases by id: a local case may not take a built-in case's id.

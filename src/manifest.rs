@@ -88,8 +88,12 @@ pub fn load(path: &Path, defaults: &Options, sandbox: &Sandbox) -> Result<Vec<En
     // Everything relative in a manifest (commands, globs, expectations) is taken from its own
     // folder, so it works from anywhere: commands run there, and the files it names are made
     // absolute before they reach a command.
-    let base = std::path::absolute(path.parent().unwrap_or(Path::new("")))
-        .map_err(|e| at(format!("cannot resolve its folder: {e}")))?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let base =
+        std::path::absolute(folder).map_err(|e| at(format!("cannot resolve its folder: {e}")))?;
     let base = base.as_path();
     let mut entries = Vec::new();
     for (i, raw) in manifest.implementation.into_iter().enumerate() {
@@ -201,6 +205,26 @@ pub fn from_commands(
     each: Option<&str>,
     options: &Options,
 ) -> Result<Vec<Entry>, String> {
+    from_command_lists(commands, &[], each, options)
+}
+
+/// As [`from_commands`], with `per_case` commands (`--impl-per-case`) started once per case
+/// whatever `options` say: one grade may mix both modes.
+pub fn from_command_lists(
+    commands: &[String],
+    per_case: &[String],
+    each: Option<&str>,
+    options: &Options,
+) -> Result<Vec<Entry>, String> {
+    let per_case_options = Options {
+        per_case: true,
+        ..options.clone()
+    };
+    let commands: Vec<(&String, &Options)> = commands
+        .iter()
+        .map(|c| (c, options))
+        .chain(per_case.iter().map(|c| (c, &per_case_options)))
+        .collect();
     let matches = match each {
         Some(pattern) => {
             let m = glob(Path::new(pattern))?;
@@ -212,7 +236,7 @@ pub fn from_commands(
         None => Vec::new(),
     };
     if let Some(pattern) = each
-        && !commands.iter().any(|c| templated(c))
+        && !commands.iter().any(|(c, _)| templated(c))
     {
         return Err(format!(
             "--each `{pattern}` needs an --impl command with {{path}}, {{dir}} or {{stem}} to \
@@ -220,7 +244,7 @@ pub fn from_commands(
         ));
     }
     let mut entries = Vec::new();
-    for command in commands {
+    for (command, options) in commands {
         if command.trim().is_empty() {
             return Err("--impl is empty: give the command that starts the implementation".into());
         }
@@ -237,7 +261,7 @@ pub fn from_commands(
         } else {
             let here = std::path::absolute(".").map_err(|e| format!("the current folder: {e}"))?;
             let (run, options) = solution_file(command, &here, options)?
-                .unwrap_or_else(|| (command.clone(), options.clone()));
+                .unwrap_or_else(|| ((*command).clone(), options.clone()));
             entries.push(Entry {
                 name: short_name(command),
                 command: Some(run),

@@ -290,3 +290,75 @@ fn a_seq_that_is_not_a_whole_number_is_named() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Local cases are linted where they run: each problem `lint` reports stops `check` with its
+/// file and line, and an unreviewed recording runs only with `--allow-unreviewed`.
+#[test]
+fn local_cases_are_linted_by_check() {
+    let dir = folder("lint-in-check");
+    let case = |id: &str, rules: &str, origin: &str, extra: &str| {
+        format!(
+            "part: ordering\ncases:\n  - id: {id}\n    title: t\n    rules: [{rules}]\n    \
+             origin: {origin}\n{extra}    steps:\n      - op: [register, 0, shop, \"u\"]\n        \
+             expect: true\n"
+        )
+    };
+    for (name, content, needle) in [
+        (
+            "unknown-rule",
+            case("local-unknown-rule", "no.such-rule", "brief", ""),
+            "no.such-rule",
+        ),
+        (
+            "upper-case",
+            case(
+                "Local-Upper",
+                "run.sequence",
+                "regression",
+                "    ticket: T-1\n",
+            ),
+            "Local-Upper",
+        ),
+        (
+            "brief-cites-clarification",
+            case("local-brief-clar", "register.duplicate", "brief", ""),
+            "register.duplicate",
+        ),
+        (
+            "unreviewed",
+            case(
+                "local-unreviewed",
+                "run.sequence",
+                "regression",
+                "    ticket: T-2\n    recorded: unreviewed\n",
+            ),
+            "not yet reviewed",
+        ),
+    ] {
+        let cases = dir.join(name);
+        std::fs::create_dir_all(cases.join("mine")).expect("folder");
+        std::fs::write(cases.join("mine/local.yaml"), content).expect("case file");
+        let folder = cases.to_string_lossy().into_owned();
+        let o = hookcheck(&dir, &["check", "--cases", &folder, "--no-builtin"]);
+        assert_eq!(o.status.code(), Some(2), "{name}: {}", text(&o));
+        assert!(text(&o).contains(needle), "{name}: {}", text(&o));
+        assert!(
+            text(&o).contains("local.yaml:"),
+            "{name}: no file:line: {}",
+            text(&o)
+        );
+    }
+    let unreviewed = dir.join("unreviewed").to_string_lossy().into_owned();
+    let o = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--cases",
+            &unreviewed,
+            "--no-builtin",
+            "--allow-unreviewed",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

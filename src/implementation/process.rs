@@ -226,8 +226,17 @@ impl Subprocess {
                     },
                     hello,
                 )),
-                Err(fault) => {
+                Err(mut fault) => {
                     child.kill();
+                    if fault.timeout {
+                        // The usual cause: a program that reads one case until end of input.
+                        fault.message.push_str(
+                            " to the handshake (spec/protocol.md); a program that reads one \
+                             case's operations from stdin until end of input and prints the \
+                             results is a per-case implementation: try --per-case, or \
+                             --impl-per-case for one of several",
+                        );
+                    }
                     Err((fault, child.stderr_tail()))
                 }
             }

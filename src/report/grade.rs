@@ -96,6 +96,23 @@ pub fn human(
          brief: the brief's own cases, judged by the brief alone)",
         ""
     );
+    // Why an implementation could not start is its whole story: said in full, not only with
+    // --verbose.
+    for (g, shown) in graded.iter().zip(&shown) {
+        if let Err(why) = &g.started {
+            let command = g.entry.command.as_deref().unwrap_or("the reference");
+            let _ = write!(
+                out,
+                "\n[{shown}] could not start: `{}`\n{}\n",
+                terminal_line(command),
+                super::inert::terminal(&super::inert::clip_report(why))
+                    .lines()
+                    .map(|l| format!("  {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+        }
+    }
     if verbose {
         for (g, shown) in graded.iter().zip(&shown) {
             for (c, v) in cases.iter().zip(g.judged(cases)) {

@@ -125,6 +125,10 @@ pub struct ImplArgs {
     /// Start the command once per case: operations on stdin, results on stdout, no handshake.
     #[arg(long)]
     pub per_case: bool,
+    /// One more implementation to check, started once per case (as --per-case, for this one
+    /// command only): mixes per-case and lines-mode implementations in one grade. Repeatable.
+    #[arg(long = "impl-per-case", value_name = "COMMAND")]
+    pub implementation_per_case: Vec<String>,
     /// Parts a --per-case implementation implements (comma-separated) [default: all three];
     /// in lines mode the handshake declares them.
     #[arg(
@@ -223,6 +227,10 @@ pub struct CheckArgs {
     /// run: for an implementer mid-way. They still count as not passed in the grade.
     #[arg(long)]
     pub allow_skips: bool,
+    /// Run recorded cases not yet reviewed against the spec (`recorded: unreviewed`), as a
+    /// support engineer checking a fresh recording; otherwise they stop the run, as lint does.
+    #[arg(long)]
+    pub allow_unreviewed: bool,
     /// Write the cases that fail now as a starting expectations file (never overwrites).
     #[arg(long, value_name = "FILE")]
     pub write_expectations: Option<PathBuf>,

@@ -363,11 +363,16 @@ fn check(args: CheckArgs) -> ExitCode {
         }
         None => Vec::new(),
     };
-    match manifest::from_commands(&args.run.implementation, args.each.as_deref(), &options)
-        .and_then(|more| {
-            entries.extend(more);
-            manifest::unique_names(&entries)
-        }) {
+    match manifest::from_command_lists(
+        &args.run.implementation,
+        &args.run.implementation_per_case,
+        args.each.as_deref(),
+        &options,
+    )
+    .and_then(|more| {
+        entries.extend(more);
+        manifest::unique_names(&entries)
+    }) {
         Ok(()) => {}
         Err(e) => {
             eprintln!(
@@ -400,6 +405,7 @@ fn check(args: CheckArgs) -> ExitCode {
         expect: args.expect,
         strict: args.strict,
         allow_skips: args.allow_skips,
+        allow_unreviewed: args.allow_unreviewed,
         write_expectations: args.write_expectations,
         color,
         verbose: args.verbose,
@@ -459,6 +465,9 @@ fn coverage(sources: &Sources) -> ExitCode {
     let corpus = Corpus::gather(sources);
     for e in &corpus.errors {
         eprintln!("hookcheck coverage: {e}");
+    }
+    for w in &corpus.warnings {
+        eprintln!("hookcheck coverage: warning: {w}");
     }
     let (table, uncovered) = coverage_report(&corpus.cases, &hookcheck::spec::rules());
     print!("{table}");
