@@ -10,7 +10,7 @@
 
 use crate::dispatcher::Error;
 use crate::ops::{Operation, OperationSeed, Session, decode_prefix};
-use serde::de::DeserializeSeed;
+use serde::de::{DeserializeSeed, IgnoredAny};
 use serde_json::Value;
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -25,7 +25,10 @@ pub enum Format {
 
 #[derive(Debug)]
 pub enum RunError {
+    /// Reading the input failed.
     Io(io::Error),
+    /// Writing the results failed (a full disk, a closed pipe).
+    Write(io::Error),
     /// The input, or one line of it, is not JSON.
     NotJson {
         line: usize,
@@ -33,14 +36,19 @@ pub enum RunError {
         reason: String,
     },
     Empty,
-    /// The input is JSON but not an array of operations.
-    NotArray(&'static str),
+    /// The input does not start as an array of operations; what it starts with instead.
+    NotArray {
+        line: usize,
+        column: usize,
+        found: String,
+    },
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             RunError::Io(e) => write!(f, "cannot read input: {e}"),
+            RunError::Write(e) => write!(f, "cannot write output: {e}"),
             RunError::NotJson {
                 line,
                 column,
@@ -49,10 +57,16 @@ impl fmt::Display for RunError {
             RunError::Empty => {
                 f.write_str("the input is empty: expected a JSON array of operations")
             }
-            RunError::NotArray(kind) => write!(
+            RunError::NotArray {
+                line,
+                column,
+                found,
+            } => write!(
                 f,
-                "the input is a JSON {kind}, not an array of operations such as \
-                 [[\"register\", 0, \"shop\", \"https://shop.example/hooks\"]]"
+                "not an array of operations at line {line}, column {column}: the input starts \
+                 with {found}; expected an array of operations such as \
+                 [[\"register\", 0, \"shop\", \"https://shop.example/hooks\"]] or one \
+                 operation per line"
             ),
         }
     }
@@ -73,11 +87,12 @@ pub fn detect(first_line: &str) -> Format {
         .trim_start()
         .strip_prefix('[')
         .is_some_and(|rest| rest.trim_start().starts_with('"'));
-    match candidate.then(|| serde_json::from_str::<Value>(first_line)) {
-        Some(Ok(Value::Array(items))) if items.first().is_some_and(Value::is_string) => {
-            Format::Lines
-        }
-        _ => Format::Array,
+    // Parsed without building it: a line of a million outcomes is one operation too. A JSON
+    // value starting `["` is an array whose first element is a string.
+    if candidate && serde_json::from_str::<IgnoredAny>(first_line).is_ok() {
+        Format::Lines
+    } else {
+        Format::Array
     }
 }
 
@@ -101,10 +116,18 @@ pub fn run_stream_with(
     layout: Layout,
 ) -> Result<(), RunError> {
     let mut r = Reader::new(input);
+    // RFC 8259 lets a parser ignore a byte order mark; editors on Windows write one.
+    r.skip_bom()?;
     // Leading blank lines are read off here, so auto-detection sees the first real line.
     r.skip_whitespace()?;
     let format = match format {
-        Format::Auto if r.may_be_one_operation()? => detect(r.peek_line()?),
+        Format::Auto if r.may_be_one_operation()? => {
+            // A first line already not JSON is no operation: it is not read to its end.
+            match r.whole_line(|text| doomed(serde_json::from_str::<IgnoredAny>(text)))? {
+                Some(end) => detect(&r.buf[r.pos..end]),
+                None => Format::Array,
+            }
+        }
         Format::Auto => Format::Array,
         f => f,
     };
@@ -113,9 +136,26 @@ pub fn run_stream_with(
         Format::Lines => run_lines(&mut r, &mut w),
         _ => run_array(&mut r, &mut w, layout),
     };
-    w.flush()?;
+    w.flush().map_err(RunError::Write)?;
     result
 }
+
+/// Whether parsing a text cut short failed for a reason other than its end: the whole text
+/// fails there too, whatever follows.
+fn doomed<T>(parsed: serde_json::Result<T>) -> bool {
+    matches!(parsed, Err(e) if !e.is_eof())
+}
+
+/// One operation decoded from the whole of `text`, as `hookcheck run` reads a line.
+fn decode_line(text: &str) -> serde_json::Result<Result<Operation<'_>, Error>> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    OperationSeed
+        .deserialize(&mut de)
+        .and_then(|op| de.end().map(|()| op))
+}
+
+/// U+FEFF, written as EF BB BF in UTF-8.
+const BOM: char = '\u{feff}';
 
 /// Text read from the input, with what is needed to name a position in the whole input. The
 /// input is checked to be UTF-8 as it is read, once, so operations are parsed from `&str` and
@@ -251,7 +291,9 @@ impl<R: Read> Reader<R> {
     }
 
     /// Whether the input, at a non-blank byte, starts like one operation, `["`: only then is the
-    /// first line worth reading whole (an array of operations may be one long line).
+    /// first line worth reading whole (an array of operations may be one long line). Blanks
+    /// after the `[` are not consumed here, so more than a chunk of them (or a newline among
+    /// them) settles it as an array, whose reading skips them without keeping them.
     fn may_be_one_operation(&mut self) -> io::Result<bool> {
         let mut at = self.pos + 1;
         loop {
@@ -260,12 +302,15 @@ impl<R: Read> Reader<R> {
                 _ => return Ok(false),
             }
             while let Some(&b) = self.bytes().get(at) {
-                if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                if !matches!(b, b' ' | b'\t' | b'\r') {
                     return Ok(b == b'"');
                 }
                 at += 1;
             }
             let scanned = at - self.pos;
+            if scanned > CHUNK {
+                return Ok(false);
+            }
             if !self.fill()? {
                 return Ok(false);
             }
@@ -273,25 +318,55 @@ impl<R: Read> Reader<R> {
         }
     }
 
-    /// The rest of the current line (without its newline), reading as much as needed.
-    fn peek_line(&mut self) -> io::Result<&str> {
-        let end = self.line_end()?;
-        Ok(&self.buf[self.pos..end])
+    /// Skips a byte order mark at the start of the input.
+    fn skip_bom(&mut self) -> io::Result<()> {
+        let mut bom = [0; 4];
+        let bom: &str = BOM.encode_utf8(&mut bom);
+        while self.buf.len() - self.pos < bom.len() && bom.starts_with(&self.buf[self.pos..]) {
+            if !self.fill()? {
+                break;
+            }
+        }
+        if self.buf[self.pos..].starts_with(BOM) {
+            self.pos += bom.len();
+        }
+        Ok(())
     }
 
-    /// The offset of the newline ending the current line, or of the end of input.
-    fn line_end(&mut self) -> io::Result<usize> {
+    /// The end of the current line (the offset of its newline, or of the end of input), reading
+    /// as much as needed; `None` as soon as the part read is `doomed`. That is asked each time
+    /// the part read has doubled past a chunk, so a line that never ends (`/dev/zero`) is read
+    /// only until it is sure to be bad, in linear time.
+    fn whole_line(&mut self, doomed: impl Fn(&str) -> bool) -> io::Result<Option<usize>> {
         let mut from = self.pos;
+        let mut check_at = CHUNK;
         loop {
             if let Some(i) = memchr::memchr(b'\n', &self.bytes()[from..]) {
-                return Ok(from + i);
+                return Ok(Some(from + i));
             }
             let scanned = self.buf.len() - self.pos;
+            if scanned >= check_at {
+                if doomed(&self.buf[self.pos..]) {
+                    return Ok(None);
+                }
+                check_at = 2 * scanned;
+            }
             if !self.fill()? {
-                return Ok(self.buf.len());
+                return Ok(Some(self.buf.len()));
             }
             from = self.pos + scanned;
         }
+    }
+
+    /// Reads more for a value cut by the end of the buffer, which is then decoded again from its
+    /// start. Past a chunk, at least as much again as is held is read (or all that is left), so
+    /// a value of any length is decoded a logarithmic number of times, in linear time overall;
+    /// below that, one read, so short values never wait on input they do not need.
+    fn fill_more(&mut self) -> io::Result<()> {
+        let held = self.buf.len() - self.pos;
+        let target = if held >= CHUNK { 2 * held } else { held + 1 };
+        while self.fill()? && self.buf.len() - self.pos < target {}
+        Ok(())
     }
 
     /// The error of parsing `buf[start..]` as JSON (serde's message), at its place in the input.
@@ -303,12 +378,14 @@ impl<R: Read> Reader<R> {
         let (line, column) = if e.line() <= 1 {
             (line, column + e.column().saturating_sub(1))
         } else {
-            (line + e.line() - 1, e.column())
+            (line + e.line() - 1, e.column().max(1))
         };
+        let text = &self.buf[start..];
+        let at = offset_of(text, e.line(), e.column());
         RunError::NotJson {
             line,
             column,
-            reason: reason_of(e),
+            reason: explained(reason_of(e), text.get(at..).unwrap_or("")),
         }
     }
 
@@ -329,6 +406,54 @@ fn reason_of(e: &serde_json::Error) -> String {
         .rsplit_once(" at line ")
         .map_or(message.as_str(), |(r, _)| r)
         .to_string()
+}
+
+/// The byte offset in `text` of serde's 1-based line and column (a byte count on its line).
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let line_start = match line.checked_sub(2) {
+        Some(newlines) => memchr::memchr_iter(b'\n', text.as_bytes())
+            .nth(newlines)
+            .map_or(text.len(), |i| i + 1),
+        None => 0,
+    };
+    line_start + column.saturating_sub(1)
+}
+
+/// serde's reason, with what stands at the place it names when that is invisible in an editor
+/// or a terminal: a byte order mark or a control character.
+fn explained(reason: String, rest: &str) -> String {
+    match rest.chars().next() {
+        Some(BOM) => format!(
+            "{reason}: found a UTF-8 byte order mark (EF BB BF), allowed only at the very \
+             start of the input"
+        ),
+        Some(c) if c.is_control() && !matches!(c, ' ' | '\t' | '\n' | '\r') => {
+            format!("{reason}: found byte 0x{:02X}", u32::from(c))
+        }
+        _ => reason,
+    }
+}
+
+/// What the text at the start of the input is, in words, for an input that is not an array.
+fn described(text: &str) -> String {
+    let Some(c) = text.chars().next() else {
+        return "nothing".to_string();
+    };
+    let kind = match c {
+        '{' => "an object",
+        '"' => "a string",
+        '-' | '0'..='9' => "a number",
+        't' | 'f' => "a boolean",
+        'n' => "null",
+        BOM => {
+            return "a second UTF-8 byte order mark (EF BB BF); one is skipped, not two"
+                .to_string();
+        }
+        c if c.is_control() => return format!("byte 0x{:02X}, which is not JSON", u32::from(c)),
+        c if c.is_ascii_graphic() => return format!("`{c}`, which is not JSON"),
+        c => return format!("U+{:04X} `{c}`, which is not JSON", u32::from(c)),
+    };
+    format!("`{c}`, the start of {kind} in JSON")
 }
 
 /// Results on their way out, in a buffer flushed in large writes.
@@ -352,6 +477,10 @@ impl<'w, W: Write> Results<'w, W> {
         Ok(())
     }
 
+    fn maybe_flush_out(&mut self) -> Result<(), RunError> {
+        self.maybe_flush().map_err(RunError::Write)
+    }
+
     fn flush(&mut self) -> io::Result<()> {
         self.out.write_all(&self.buf)?;
         self.buf.clear();
@@ -362,29 +491,32 @@ impl<'w, W: Write> Results<'w, W> {
 fn run_lines<R: Read, W: Write>(r: &mut Reader<R>, w: &mut Results<W>) -> Result<(), RunError> {
     let mut session = Session::new();
     loop {
-        if r.pos >= r.buf.len() && !r.fill()? {
+        // Blank lines, and blanks before an operation, are passed over as they are read.
+        if !r.skip_whitespace()? {
             return match r.invalid_at {
                 Some(_) => Err(r.cut_short("")),
                 None => Ok(()),
             };
         }
-        let end = r.line_end()?;
+        let found = r.whole_line(|text| doomed(decode_line(text)))?;
+        // Reading may have moved the line to the buffer's start.
         let start = r.pos;
+        let Some(end) = found else {
+            let e = decode_line(&r.buf[start..]).err();
+            return Err(match e {
+                Some(e) => r.not_json(start, &e),
+                None => r.cut_short("EOF while parsing a list"),
+            });
+        };
         let line = &r.buf[start..end];
         if !line.bytes().all(|b| b.is_ascii_whitespace()) {
             let op = match decode_prefix(line) {
                 Some((op, end)) if line[end..].bytes().all(|b| b.is_ascii_whitespace()) => op,
-                _ => {
-                    let mut de = serde_json::Deserializer::from_str(line);
-                    OperationSeed
-                        .deserialize(&mut de)
-                        .and_then(|op| de.end().map(|()| op))
-                        .map_err(|e| r.not_json(start, &e))?
-                }
+                _ => decode_line(line).map_err(|e| r.not_json(start, &e))?,
             };
             session.apply(op).write_json(&mut w.buf);
             w.buf.push(b'\n');
-            w.maybe_flush()?;
+            w.maybe_flush_out()?;
         }
         r.pos = (end + 1).min(r.buf.len());
     }
@@ -465,13 +597,11 @@ fn run_array<R: Read, W: Write>(
             }
         };
         match step {
-            Step::More => {
-                r.fill()?;
-            }
+            Step::More => r.fill_more()?,
             Step::Fault(e) => return Err(left_open(w, e)),
             Step::Done(delimiter) => {
                 first = false;
-                w.maybe_flush()?;
+                w.maybe_flush_out()?;
                 r.pos = delimiter + 1;
                 match r.bytes()[delimiter] {
                     b',' => {}
@@ -517,52 +647,73 @@ fn left_open<W: Write>(w: &mut Results<W>, error: RunError) -> RunError {
     error
 }
 
-/// The input does not start with `[`: read it whole and say what it is instead.
+/// The input does not start with `[`: said from its first character, never reading on (the
+/// rest may be endless, as `/dev/zero` is).
 fn not_an_array<R: Read>(r: &mut Reader<R>) -> Result<(), RunError> {
-    while r.fill()? {}
-    if r.invalid_at.is_some() {
-        return Err(r.cut_short(""));
-    }
-    let text = &r.buf[r.pos..];
-    match serde_json::from_str::<Value>(text) {
-        Ok(v) => Err(RunError::NotArray(kind(&v))),
-        Err(e) => Err(r.not_json(r.pos, &e)),
-    }
+    let (line, column) = r.position(r.pos);
+    Err(RunError::NotArray {
+        line,
+        column,
+        found: described(&r.buf[r.pos..]),
+    })
 }
 
 /// One line of JSON-lines input (1-based `number` in the whole input); `None` when blank.
-fn parse_line(line: &str, number: usize) -> Result<Option<Value>, RunError> {
+fn parse_line(line: &str, number: usize, bom: usize) -> Result<Option<Value>, RunError> {
     if line.trim().is_empty() {
         return Ok(None);
     }
     serde_json::from_str(line)
         .map(Some)
-        .map_err(|e| not_json(&e, number - 1))
+        .map_err(|e| not_json(&e, line, number - 1, bom))
 }
 
 /// The whole input as one JSON array of operations.
-fn parse_array(text: &str) -> Result<Vec<Value>, RunError> {
-    if text.trim().is_empty() {
+fn parse_array(text: &str, bom: usize) -> Result<Vec<Value>, RunError> {
+    let blank = text.len() - text.trim_start().len();
+    if blank == text.len() {
         return Err(RunError::Empty);
     }
-    match serde_json::from_str(text).map_err(|e| not_json(&e, 0))? {
+    if !text[blank..].starts_with('[') {
+        let before = &text[..blank];
+        let line = 1 + memchr::memchr_iter(b'\n', before.as_bytes()).count();
+        let column = match memchr::memrchr(b'\n', before.as_bytes()) {
+            Some(last) => blank - last,
+            None => bom + blank + 1,
+        };
+        return Err(RunError::NotArray {
+            line,
+            column,
+            found: described(&text[blank..]),
+        });
+    }
+    match serde_json::from_str(text).map_err(|e| not_json(&e, text, 0, bom))? {
         Value::Array(ops) => Ok(ops),
-        other => Err(RunError::NotArray(kind(&other))),
+        // Starts with `[` and parsed: an array.
+        _ => Ok(Vec::new()),
     }
 }
 
-/// `line_offset` turns serde's line within a parsed line into the line of the whole input.
-fn not_json(e: &serde_json::Error, line_offset: usize) -> RunError {
+/// `line_offset` turns serde's line within `text` into the line of the whole input, whose first
+/// line has `bom` bytes before `text`.
+fn not_json(e: &serde_json::Error, text: &str, line_offset: usize, bom: usize) -> RunError {
+    let line = e.line() + line_offset;
+    let at = offset_of(text, e.line(), e.column());
     RunError::NotJson {
-        line: e.line() + line_offset,
-        column: e.column(),
-        reason: reason_of(e),
+        line,
+        column: e.column() + if line == 1 { bom } else { 0 },
+        reason: explained(reason_of(e), text.get(at..).unwrap_or("")),
     }
 }
 
 /// Operations from text holding a JSON array of them, or one operation per line, as values
-/// (`hookcheck record` turns them into a case file).
+/// (`hookcheck record` turns them into a case file). A byte order mark at the start is skipped,
+/// as `hookcheck run` skips it.
 pub fn parse_operations(text: &str) -> Result<Vec<Value>, RunError> {
+    let (text, bom) = match text.strip_prefix(BOM) {
+        Some(rest) => (rest, BOM.len_utf8()),
+        None => (text, 0),
+    };
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     if first.is_empty() {
         return Err(RunError::Empty);
@@ -570,22 +721,11 @@ pub fn parse_operations(text: &str) -> Result<Vec<Value>, RunError> {
     if detect(first.trim()) == Format::Lines {
         let mut ops = Vec::new();
         for (i, line) in text.lines().enumerate() {
-            ops.extend(parse_line(line, i + 1)?);
+            ops.extend(parse_line(line, i + 1, bom)?);
         }
         return Ok(ops);
     }
-    parse_array(text)
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
+    parse_array(text, bom)
 }
 
 #[cfg(test)]
@@ -648,10 +788,16 @@ mod tests {
         let text = "\n[\"process\",0]\n[\"process\",1]\n[\"process\",\n";
         let err = run_text(text, Format::Auto).err().unwrap_or_default();
         assert!(err.starts_with("not JSON at line 4, column"), "{err}");
-        let err = run_text("{\"a\": 1}", Format::Auto)
+        let err = run_text("\n {\"a\": 1}", Format::Auto)
             .err()
             .unwrap_or_default();
-        assert!(err.contains("JSON object, not an array"), "{err}");
+        assert!(
+            err.starts_with(
+                "not an array of operations at line 2, column 2: the input starts with `{`, \
+                 the start of an object in JSON; expected an array of operations such as"
+            ),
+            "{err}"
+        );
         assert_eq!(
             run_text(" \n", Format::Auto).err().as_deref(),
             Some("the input is empty: expected a JSON array of operations")
@@ -708,7 +854,7 @@ mod tests {
         assert_eq!(err, "not JSON at line 2, column 1: invalid UTF-8");
         let (_, err) = run(b"\xef\xbb", Format::Auto);
         assert_eq!(err, "not JSON at line 1, column 1: invalid UTF-8");
-        let (_, err) = run(b"5\xff", Format::Auto);
+        let (_, err) = run(b"[\xff", Format::Auto);
         assert_eq!(err, "not JSON at line 1, column 2: invalid UTF-8");
         // Characters cut by a read boundary are whole again once the next read comes in.
         let (out, err) = run(

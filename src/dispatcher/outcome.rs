@@ -26,16 +26,36 @@ pub struct Outcomes(Statuses);
 impl Outcomes {
     /// Validates a script: non-empty, each status 0 or in 100..=599.
     pub fn new<I: IntoIterator<Item = i64>>(statuses: I) -> Result<Self, Error> {
-        let mut list = Statuses::default();
+        // A script may be millions of statuses long: past the inline ones they go to a growable
+        // list, taken over whole at the end, so no status is copied more than amortised once.
+        let (mut inline, mut len, mut long) = ([0u16; INLINE], 0, Vec::new());
         for s in statuses {
-            match s {
-                0 | 100..=599 => list.push(u16::try_from(s).map_err(|_| Error::InvalidOutcomes)?),
+            let status = match s {
+                0 | 100..=599 => u16::try_from(s).map_err(|_| Error::InvalidOutcomes)?,
                 _ => return Err(Error::InvalidOutcomes),
+            };
+            match inline.get_mut(len) {
+                Some(slot) => {
+                    *slot = status;
+                    len += 1;
+                }
+                None => {
+                    if long.is_empty() {
+                        long.reserve(2 * INLINE);
+                        long.extend_from_slice(&inline);
+                    }
+                    long.push(status);
+                }
             }
         }
-        if list.as_slice().is_empty() {
+        if len == 0 {
             return Err(Error::InvalidOutcomes);
         }
+        let list = if long.is_empty() {
+            Statuses::from_slice(&inline[..len])
+        } else {
+            Statuses::Spilled(long.into_boxed_slice())
+        };
         Ok(Outcomes(list))
     }
 }
@@ -50,32 +70,19 @@ enum Statuses {
 
 const INLINE: usize = 8;
 
-impl Default for Statuses {
-    fn default() -> Self {
-        Statuses::Inline {
-            len: 0,
-            statuses: [0; INLINE],
-        }
-    }
-}
-
 impl Statuses {
-    fn push(&mut self, status: u16) {
-        match self {
-            Statuses::Inline { len, statuses } if usize::from(*len) < INLINE => {
-                statuses[usize::from(*len)] = status;
-                *len += 1;
+    fn from_slice(list: &[u16]) -> Self {
+        match list.len() {
+            len @ 0..=INLINE => {
+                let mut statuses = [0; INLINE];
+                statuses[..len].copy_from_slice(list);
+                Statuses::Inline {
+                    // At most `INLINE`, so it fits.
+                    len: u8::try_from(len).unwrap_or(u8::MAX),
+                    statuses,
+                }
             }
-            Statuses::Inline { statuses, .. } => {
-                let mut list = statuses.to_vec();
-                list.push(status);
-                *self = Statuses::Spilled(list.into());
-            }
-            Statuses::Spilled(list) => {
-                let mut grown = list.to_vec();
-                grown.push(status);
-                *list = grown.into();
-            }
+            _ => Statuses::Spilled(list.into()),
         }
     }
 
@@ -92,11 +99,7 @@ impl Statuses {
         if list.len() <= n {
             return self;
         }
-        let mut kept = Statuses::default();
-        for s in &list[..n] {
-            kept.push(*s);
-        }
-        kept
+        Statuses::from_slice(&list[..n])
     }
 }
 

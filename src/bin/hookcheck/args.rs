@@ -22,6 +22,12 @@ pub enum Command {
     /// Input is either the brief's JSON array of operations, answered with a JSON array, or one
     /// operation per line (JSON lines), answered one result per line and streamed, for inputs of
     /// any size.
+    ///
+    /// A UTF-8 byte order mark (EF BB BF) at the very start of the input is skipped (RFC 8259
+    /// allows a parser to ignore it); one anywhere else is an error that names it. Input that
+    /// starts with anything but `[` is rejected from its first character, with its line and
+    /// column, and exits 2; so do input that stops being JSON and a failed write ("cannot write
+    /// output").
     Run {
         /// File to read; `-` or nothing reads standard input.
         file: Option<PathBuf>,

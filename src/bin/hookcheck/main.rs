@@ -499,7 +499,9 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
     let flushed = out.flush();
     match (result, flushed) {
         (Ok(()), Ok(())) => ExitCode::SUCCESS,
-        (Err(RunError::Io(e)), _) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        (Err(RunError::Io(e) | RunError::Write(e)), _) if e.kind() == io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         (Err(e), _) => {
             eprintln!("hookcheck run: {e}");
             ExitCode::from(2)
