@@ -308,6 +308,17 @@ pub fn discover_all(root: &Path) -> Result<Discovery, LoadError> {
         }
     }
     paths.sort();
+    // A file at the top of the folder is named after the folder itself (`my-cases::...`), as one
+    // in a sub-folder is after that sub-folder; the built-in corpus's top is `cases`.
+    let top = std::path::absolute(root)
+        .ok()
+        .and_then(|r| {
+            r.components()
+                .next_back()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        })
+        .filter(|n| !n.is_empty() && n != "." && n != "/")
+        .unwrap_or_else(|| "cases".to_string());
     let sources = paths
         .into_iter()
         .map(|path| {
@@ -321,7 +332,7 @@ pub fn discover_all(root: &Path) -> Result<Discovery, LoadError> {
                         .next()
                         .map(|_| first.as_os_str().to_string_lossy().into_owned())
                 })
-                .unwrap_or_else(|| "cases".to_string());
+                .unwrap_or_else(|| top.clone());
             // A file that cannot be read is scanned as empty; loading it reports why.
             let text = read_case_file(&path).unwrap_or_default();
             let part = text
@@ -553,7 +564,7 @@ fn yaml_error(error: &serde_saphyr::Error, path: &Path) -> LoadError {
             if line.contains("recursion limit exceeded") {
                 too_deep()
             } else {
-                line
+                with_suggestion(line)
             }
         }
     };
@@ -562,6 +573,22 @@ fn yaml_error(error: &serde_saphyr::Error, path: &Path) -> LoadError {
         line: location.map_or(0, |l| l.line()),
         column: location.map_or(0, |l| l.column()),
         reason,
+    }
+}
+
+/// `unknown variant `retires`, expected one of retries, ordering, pause` gains `: did you mean
+/// `retries`?` when one of the choices is close.
+fn with_suggestion(message: String) -> String {
+    let Some((_, rest)) = message.split_once("unknown variant `") else {
+        return message;
+    };
+    let Some((word, choices)) = rest.split_once("`, expected one of ") else {
+        return message;
+    };
+    let choices: Vec<&str> = choices.split(", ").map(str::trim).collect();
+    match crate::spec::closest(word, choices.iter().copied()) {
+        Some(near) => format!("{message}: did you mean `{near}`?"),
+        None => message,
     }
 }
 

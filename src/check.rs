@@ -6,7 +6,7 @@ use crate::case::{Case, Recorded};
 use crate::compare::Numbers;
 use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
-use crate::grade::{Graded, run_all, start};
+use crate::grade::{Graded, run_all_with, start};
 use crate::manifest::Entry;
 use crate::report::{self, Style, Tally};
 use crate::runner::{Selection, Verdict};
@@ -43,6 +43,8 @@ pub struct CheckOptions {
     pub write_expectations: Option<PathBuf>,
     pub color: bool,
     pub verbose: bool,
+    /// Draw a live progress line on stderr (a terminal, human output, no `--quiet`).
+    pub progress: bool,
 }
 
 /// A problem with the run's configuration (exit status 2), as opposed to failing cases.
@@ -260,7 +262,7 @@ fn one(
         }
     }
     let (numbers, declared) = (started.numbers, started.parts.clone());
-    let mut graded = run_all(vec![(entry, Some(started))], cases, opts.jobs);
+    let mut graded = run_with_progress(opts, vec![(entry, Some(started))], cases);
     let seconds = started_at.elapsed().as_secs_f64();
     let Some(mut g) = graded.pop() else {
         return Err(ConfigError("the run gave no result".to_string()));
@@ -365,6 +367,21 @@ fn one(
     Ok(passed)
 }
 
+/// Runs every case, with the live progress line when asked for.
+fn run_with_progress(
+    opts: &CheckOptions,
+    entries: Vec<(Entry, Option<crate::grade::Started>)>,
+    cases: &[Case],
+) -> Vec<Graded> {
+    let progress = std::sync::Arc::new(crate::progress::Progress::default());
+    let line = opts
+        .progress
+        .then(|| crate::progress::show(std::sync::Arc::clone(&progress)));
+    let graded = run_all_with(entries, cases, opts.jobs, &progress);
+    drop(line);
+    graded
+}
+
 /// What a pass after a timeout means, for the closing lines.
 fn slow_note(slow: usize) -> String {
     format!(
@@ -390,8 +407,8 @@ fn many(
     match opts.format {
         Format::Human => writeln!(
             out,
-            "hookcheck check: {count} implementations, {} cases each from {}, {} at a time\n",
-            cases.len(),
+            "hookcheck check: {count} implementations, {} each from {}, {} at a time\n",
+            report::count(cases.len(), "case", "cases"),
             opts.cases.describe(),
             opts.jobs
         )
@@ -402,10 +419,10 @@ fn many(
             writeln!(out, "{start}").map_err(io)?;
         }
     }
-    let mut graded: Vec<Graded> = run_all(
+    let mut graded: Vec<Graded> = run_with_progress(
+        opts,
         entries.into_iter().map(|e| (e, None)).collect(),
         cases,
-        opts.jobs,
     );
     for (g, e) in graded.iter_mut().zip(expectations) {
         g.expectations = e;

@@ -186,9 +186,9 @@ pub fn lint(sources: &Sources) -> (String, usize) {
         n => format!(", {n} warnings"),
     };
     text.push_str(&format!(
-        "{} cases: {} problems{warnings}\n",
-        corpus.cases.len(),
-        found.len()
+        "{}: {}{warnings}\n",
+        crate::report::count(corpus.cases.len(), "case", "cases"),
+        crate::report::count(found.len(), "problem", "problems")
     ));
     (text, found.len())
 }
@@ -223,7 +223,12 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
         }
         for r in &c.rules {
             match basis(r) {
-                None => out.push(format!("{at}: cites unknown rule `{r}`")),
+                None => {
+                    let near = crate::spec::closest(r, rules.iter().map(|rule| rule.id.as_str()))
+                        .map(|n| format!(": did you mean `{n}`?"))
+                        .unwrap_or_default();
+                    out.push(format!("{at}: cites unknown rule `{r}`{near}"));
+                }
                 Some(Basis::Clarification) if c.origin == Origin::Brief => out.push(format!(
                     "{at}: origin brief but cites clarification `{r}` (mark the step `clarified: {r}` \
                      and cite only brief rules, or make the origin clarification)"

@@ -8,6 +8,7 @@ use crate::compare::{Numbers, Scope};
 use crate::expect::Expectations;
 use crate::implementation::{Failure, Implementation, Reference, Subprocess};
 use crate::manifest::Entry;
+use crate::progress::Progress;
 use crate::runner::{Ran, Verdict, judge, run};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -190,10 +191,15 @@ impl Grade {
                     let shown: Vec<&str> = failing.iter().take(3).map(String::as_str).collect();
                     let more = if failing.len() > 3 { ", ..." } else { "" };
                     format!(
-                        "Part {}: {} of {} cases fail ({}{more})",
+                        "Part {}: {} of {} {} ({}{more})",
                         p + 1,
                         failing.len(),
                         score.total,
+                        if failing.len() == 1 {
+                            "cases fails"
+                        } else {
+                            "cases fail"
+                        },
                         shown.join(", ")
                     )
                 }
@@ -208,7 +214,8 @@ impl Grade {
         let mut line = parts.join(", ");
         if clarifications > 0 {
             line.push_str(&format!(
-                "; and {clarifications} more failing with clarifications"
+                "; and {} failing with clarifications",
+                crate::report::count(clarifications, "more case", "more cases")
             ));
         }
         line
@@ -297,15 +304,18 @@ impl Slot {
         }
     }
 
-    /// Records a case's result; after its last case the implementation's processes stop.
-    fn done(&self, cases: &[Case], case: usize, ran: Ran) {
+    /// Records a case's result; after its last case the implementation's processes stop, and
+    /// `true` says so.
+    fn done(&self, cases: &[Case], case: usize, ran: Ran) -> bool {
         self.record(case, ran);
-        if self.remaining.fetch_sub(1, Ordering::SeqCst) == 1 {
+        let last = self.remaining.fetch_sub(1, Ordering::SeqCst) == 1;
+        if last {
             let live = self.live.lock().ok().and_then(|mut l| l.take());
             if let Some(implementation) = live {
                 self.blame(cases, implementation.finish());
             }
         }
+        last
     }
 
     /// Faults found after a case was answered replace its results.
@@ -349,11 +359,25 @@ const CONFIRMED_HANGS: usize = 3;
 /// A case that timed out is run once more, alone, once all the others are done: overload is not
 /// failure, and a pass the second time is a pass marked slow.
 pub fn run_all(entries: Vec<(Entry, Option<Started>)>, cases: &[Case], jobs: usize) -> Vec<Graded> {
+    run_all_with(entries, cases, jobs, &Progress::default())
+}
+
+/// As [`run_all`], counting what is done in `progress` as it goes.
+pub fn run_all_with(
+    entries: Vec<(Entry, Option<Started>)>,
+    cases: &[Case],
+    jobs: usize,
+    progress: &Progress,
+) -> Vec<Graded> {
     let slots: Vec<Slot> = entries
         .into_iter()
         .map(|(entry, started)| Slot::new(entry, cases.len(), started))
         .collect();
     let total = slots.len() * cases.len();
+    progress.total.store(total, Ordering::Relaxed);
+    progress
+        .implementations
+        .store(slots.len(), Ordering::Relaxed);
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1).min(total.max(1)) {
@@ -368,7 +392,14 @@ pub fn run_all(entries: Vec<(Entry, Option<Started>)>, cases: &[Case], jobs: usi
                         Some(why) => Ran::Failed(Failure::NotRun(why)),
                         None => slot.run(&cases[case]),
                     };
-                    slot.done(cases, case, interrupted(ran));
+                    let ran = interrupted(ran);
+                    if !judge(&cases[case], &ran, Scope::FULL).is_success() {
+                        progress.failing.fetch_add(1, Ordering::Relaxed);
+                    }
+                    progress.done.fetch_add(1, Ordering::Relaxed);
+                    if slot.done(cases, case, ran) {
+                        progress.finished.fetch_add(1, Ordering::Relaxed);
+                    }
                 }
             });
         }

@@ -32,6 +32,7 @@ pub mod interrupt;
 pub mod manifest;
 pub mod ops;
 pub mod prng;
+pub mod progress;
 pub mod record;
 pub mod report;
 pub mod runner;

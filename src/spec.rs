@@ -76,6 +76,36 @@ fn first_sentence(body: &[&str]) -> String {
     }
 }
 
+/// The candidate nearest to `word` by edit distance, if it is near enough to be a misspelling
+/// (at most a third of the word's length, and at least one edit away).
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (distance(word, c), c))
+        .filter(|(d, _)| (1..=limit).contains(d))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Levenshtein distance, by characters.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (previous + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            previous = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
 /// A rule of the embedded spec by id.
 pub fn rule(id: &str) -> Option<&'static Rule> {
     static RULES: std::sync::OnceLock<Vec<Rule>> = std::sync::OnceLock::new();
@@ -176,6 +206,20 @@ pub fn find<'a>(rules: &'a [Rule], id: &str) -> Option<&'a Rule> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelling_finds_its_word_and_nothing_far_does() {
+        let parts = ["retries", "ordering", "pause"];
+        assert_eq!(closest("retires", parts), Some("retries"));
+        assert_eq!(closest("paus", parts), Some("pause"));
+        assert_eq!(closest("folklore", parts), None);
+        assert_eq!(closest("pause", parts), None);
+        let ids: Vec<String> = rules().into_iter().map(|r| r.id).collect();
+        assert_eq!(
+            closest("retry.wait-schedul", ids.iter().map(String::as_str)),
+            Some("retry.wait-schedule")
+        );
+    }
 
     #[test]
     fn parses_headings_and_skips_other_lines() {

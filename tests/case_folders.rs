@@ -180,7 +180,7 @@ fn lint_with_no_cases_fails_and_names_what_it_skipped() {
     assert!(text(&out).contains("holds no case files"), "{}", text(&out));
     write_case(&dir.join("lower.yml"));
     let out = hookcheck(&dir, &["lint", "--no-builtin", "--cases", "."]);
-    assert!(text(&out).contains("1 cases: "), "{}", text(&out));
+    assert!(text(&out).contains("1 case: "), "{}", text(&out));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

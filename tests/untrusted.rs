@@ -517,7 +517,15 @@ fn fuzz_overload_finds_nothing_in_the_reference() {
     let o = hookcheck(
         &dir,
         &[
-            "fuzz", "--impl", &serve, "--jobs", "10000", "--cases", "300", "--seed", "7",
+            "fuzz",
+            "--impl",
+            &serve,
+            "--jobs",
+            "10000",
+            "--sequences",
+            "300",
+            "--seed",
+            "7",
         ],
     );
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));

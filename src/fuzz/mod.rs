@@ -137,7 +137,7 @@ fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run 
     }
 }
 
-/// Runs the fuzzer; `progress` is called every couple of seconds with (sequences run, failures
+/// Runs the fuzzer; `progress` is called a few times a second with (sequences run, failures
 /// found, seconds).
 pub fn fuzz(
     implementation: &dyn Implementation,
@@ -221,7 +221,7 @@ pub fn fuzz(
             }
         }
         next = end;
-        if last_progress.elapsed() >= Duration::from_secs(2) {
+        if last_progress.elapsed() >= Duration::from_millis(250) {
             progress(next, failing.len(), started.elapsed().as_secs_f64());
             last_progress = Instant::now();
         }

@@ -133,10 +133,10 @@ pub fn human(
     let _ = writeln!(
         out,
         "\n{verdict}: {} implementations, {passing} pass every case, {} fail some, {dead} could not start \
-         ({} cases each, {seconds:.2} s)",
+         ({} each, {seconds:.2} s)",
         graded.len(),
         graded.len() - passing - dead,
-        cases.len()
+        super::count(cases.len(), "case", "cases")
     );
     out
 }

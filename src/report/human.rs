@@ -120,8 +120,8 @@ pub fn human_summary(
     }) {
         let _ = writeln!(
             out,
-            "\n{} cases not run: {}",
-            total.not_run,
+            "\n{} not run: {}",
+            super::count(total.not_run, "case", "cases"),
             terminal_line(&clip(reason, super::inert::LINE_LIMIT))
         );
     }
@@ -167,8 +167,10 @@ pub fn human_summary(
     if spelling_steps > 0 {
         let _ = writeln!(
             out,
-            "{spelling_steps} steps not applicable: their expectations depend on how a number is \
-             written, and this implementation reads number values (`numbers: values`)"
+            "{} left out of the cases that ran (not a case count): their expectations depend \
+             on how a number is written, and this implementation reads number values \
+             (`numbers: values`)",
+            super::count(spelling_steps, "step", "steps")
         );
     }
     out

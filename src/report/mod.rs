@@ -22,6 +22,15 @@ use crate::case::{Case, Part};
 use crate::runner::Verdict;
 use serde_json::{Value, json};
 
+/// `n` and its noun, singular for one: `1 case`, `2 cases`. `plural` is the noun for many.
+pub fn count(n: usize, singular: &str, plural: &str) -> String {
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
+}
+
 /// Counts of verdicts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {

@@ -123,9 +123,11 @@ impl CorpusArgs {
 /// How to run an implementation: shared by `check` and `fuzz`.
 #[derive(clap::Args)]
 pub struct ImplArgs {
-    /// The implementation's command, run by `sh -c`; it speaks spec/protocol.md. `check`
-    /// takes it more than once to grade several (and without it checks the built-in
-    /// reference); `{path}`, `{dir}` and `{stem}` in it are filled from each file of --each.
+    /// The implementation's command, run by `sh -c` (it speaks spec/protocol.md, which `hookcheck
+    /// export` writes out), or a solution file (.py, .js, .mjs, .cjs) run through the
+    /// built-in adapter. `check` takes it more than once to grade several (and without it checks
+    /// the built-in reference), with `{path}`, `{dir}` and `{stem}` filled from each file of
+    /// --each; `fuzz` takes one.
     #[arg(long = "impl", value_name = "COMMAND")]
     pub implementation: Vec<String>,
     /// Start the command once per case: operations on stdin, results on stdout, no handshake.
@@ -213,8 +215,11 @@ pub struct CheckArgs {
     /// folder: --impl "python3 adapter.py {path}" --each "submissions/*/solution.py".
     #[arg(long, value_name = "GLOB")]
     pub each: Option<String>,
-    /// A manifest (TOML, or JSON for a .json file) of implementations to check: name, command,
-    /// per_case, parts, numbers, timeout, expect, or a glob (see src/manifest.rs).
+    /// A manifest (TOML, or JSON for a .json file) of implementations to check, each an
+    /// `[[implementation]]` with `command` and optionally `name`, `glob` (one implementation
+    /// per matching file, `{path}` in the command), `per_case`, `parts`, `numbers`,
+    /// `require_parts`, `timeout`, `max_restarts`, `expect` and `sandbox`. Relative paths are
+    /// taken from the manifest's folder, where its commands run.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     /// Known failures (TOML, `[[failure]] case = ... reason = ...`): they do not fail the run;
@@ -255,9 +260,12 @@ pub struct CheckArgs {
     /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
-    /// Also list passed and skipped cases; with many implementations, every failure report
+    /// Also list passed and skipped cases; with many implementations, every failure report.
     #[arg(long, short)]
     pub verbose: bool,
+    /// No live progress line (it is drawn only on a terminal, never in a pipe or with JSON).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(clap::Args)]
@@ -267,9 +275,9 @@ pub struct FuzzArgs {
     /// Seed of the generator [default: from the clock, printed].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// How many sequences to try at most.
-    #[arg(long, default_value_t = 100_000)]
-    pub cases: u64,
+    /// How many sequences to try at most (a count: `--cases` is a folder everywhere else).
+    #[arg(long, default_value_t = 100_000, value_name = "N")]
+    pub sequences: u64,
     /// Longest sequence, in operations.
     #[arg(long, default_value_t = 40)]
     pub max_ops: usize,
@@ -291,6 +299,9 @@ pub struct FuzzArgs {
     /// Shrink the first N failing sequences and print the smallest result.
     #[arg(long, default_value_t = 5)]
     pub findings: usize,
+    /// No progress lines on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Also write the shrunk case file into this folder (made if missing; an existing case file
     /// is never overwritten: a taken name gets -2, -3, ...).
     #[arg(long, value_name = "DIR")]

@@ -212,12 +212,12 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     println!(
         "hookcheck fuzz: {describe} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
         parts.join(", "),
-        args.cases,
+        args.sequences,
         args.max_ops
     );
     let opts = FuzzOptions {
         seed,
-        cases: args.cases,
+        cases: args.sequences,
         max_ops: args.max_ops,
         time,
         jobs,
@@ -225,13 +225,20 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         findings: args.findings,
         brief_only: args.brief,
     };
+    // A live line on a terminal only: nothing of it in a pipe or a CI log.
+    let live = !args.quiet && io::stderr().is_terminal();
     let progress = |n: u64, found: usize, s: f64| {
-        eprintln!(
-            "fuzz: {n} sequences, {:.0}/s, {found} failing so far ({s:.0} s)",
-            n as f64 / s
-        )
+        if live {
+            eprint!(
+                "\r\x1b[Kfuzz: {n} sequences, {:.0}/s, {found} failing so far ({s:.0} s)",
+                n as f64 / s.max(0.001)
+            );
+        }
     };
     let report = hookcheck::fuzz::fuzz(&implementation, &opts, &progress);
+    if live {
+        eprint!("\r\x1b[K");
+    }
     print!(
         "{}",
         hookcheck::report::inert::terminal(&report.human(seed, &describe))
@@ -409,6 +416,9 @@ fn check(args: CheckArgs) -> ExitCode {
         write_expectations: args.write_expectations,
         color,
         verbose: args.verbose,
+        progress: !args.quiet
+            && io::stderr().is_terminal()
+            && matches!(args.format, FormatArg::Human),
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
