@@ -362,3 +362,46 @@ fn local_cases_are_linted_by_check() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One grade mixes a lines-mode implementation and a per-case one; a per-case program given as a
+/// lines-mode one is told to try `--per-case`; and the grade shows why it could not start.
+#[test]
+fn modes_mix_and_a_stdin_reader_is_told_about_per_case() {
+    let dir = folder("modes");
+    let per_case = format!(
+        "python3 {}",
+        root().join("tests/fakes/per_case.py").display()
+    );
+    let lines = fake("none @@");
+    let o = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            &lines,
+            "--impl-per-case",
+            &per_case,
+            "ordering::",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    assert!(text(&o).contains("2 pass every case"), "{}", text(&o));
+    let o = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            &lines,
+            "--impl",
+            &per_case,
+            "--timeout",
+            "1",
+            "ordering::",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let report = text(&o);
+    assert!(report.contains("could not start: `"), "{report}");
+    assert!(report.contains("try --per-case"), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -196,6 +196,8 @@ impl Child {
         reap::adopt_orphans();
         let mut env = vars.to_vec();
         env.push((reap::MARK.to_string(), OsString::from(&mark)));
+        // A check leaves no `__pycache__` in a submission's folder (or in this repository).
+        env.push(("PYTHONDONTWRITEBYTECODE".to_string(), OsString::from("1")));
         let mut process = super::sandbox::command(command, sandbox, &env, dir)
             .map_err(io::Error::other)?
             .stdin(Stdio::piped())
