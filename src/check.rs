@@ -8,6 +8,7 @@ use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
 use crate::grade::{Graded, run_all_with, start};
 use crate::manifest::Entry;
+use crate::provenance::Provenance;
 use crate::report::{self, Style, Tally};
 use crate::runner::{Selection, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
@@ -291,17 +292,18 @@ fn one(
     } else {
         0
     };
-    unwritten.extend(write_files(
-        opts,
-        cases,
-        std::slice::from_ref(&g),
-        seconds,
-        Some(&verdicts),
-    ));
     let mut total = Tally::default();
     verdicts.iter().for_each(|v| total.add(v));
     let passed = total.success(opts.allow_skips)
         && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty()));
+    g.passed = passed;
+    unwritten.extend(write_files(
+        opts,
+        cases,
+        std::slice::from_ref(&g),
+        Some(&verdicts),
+        &provenance(opts, cases, seconds),
+    ));
     let slow = g.slow.iter().filter(|s| **s).count();
     match opts.format {
         Format::Human => {
@@ -367,6 +369,29 @@ fn one(
     Ok(passed)
 }
 
+/// Where the reports come from: the run's version, cases, command line, filters and scope.
+fn provenance(opts: &CheckOptions, cases: &[Case], seconds: f64) -> Provenance {
+    let s = &opts.selection;
+    let mut filters: Vec<String> = Vec::new();
+    if !s.parts.is_empty() {
+        let parts: Vec<&str> = s.parts.iter().map(|p| p.as_str()).collect();
+        filters.push(format!("part {}", parts.join(",")));
+    }
+    if !s.rules.is_empty() {
+        filters.push(format!("rule {}", s.rules.join(",")));
+    }
+    if !s.origins.is_empty() {
+        let origins: Vec<&str> = s.origins.iter().map(|o| o.as_str()).collect();
+        filters.push(format!("origin {}", origins.join(",")));
+    }
+    if !s.patterns.is_empty() {
+        filters.push(format!("names {}", s.patterns.join(",")));
+    }
+    let mut p = Provenance::new(cases, filters.join("; "), s.scope().brief_only);
+    p.seconds = seconds;
+    p
+}
+
 /// Runs every case, with the live progress line when asked for.
 fn run_with_progress(
     opts: &CheckOptions,
@@ -429,7 +454,6 @@ fn many(
         g.scope = opts.selection.scope();
     }
     let seconds = started_at.elapsed().as_secs_f64();
-    let unwritten = write_files(opts, cases, &graded, seconds, None);
     let passed: Vec<bool> = graded
         .iter()
         .zip(&unknown)
@@ -439,6 +463,11 @@ fn many(
                 && (!opts.strict || unknown.is_empty())
         })
         .collect();
+    for (g, p) in graded.iter_mut().zip(&passed) {
+        g.passed = *p;
+    }
+    let provenance = provenance(opts, cases, seconds);
+    let unwritten = write_files(opts, cases, &graded, None, &provenance);
     let passing = passed.iter().filter(|p| **p).count();
     match opts.format {
         Format::Human => {
@@ -486,9 +515,10 @@ fn write_files(
     opts: &CheckOptions,
     cases: &[Case],
     graded: &[Graded],
-    seconds: f64,
     verdicts: Option<&[Verdict]>,
+    provenance: &Provenance,
 ) -> Vec<ConfigError> {
+    let seconds = provenance.seconds;
     let mut failed = Vec::new();
     let mut write = |path: &PathBuf, text: String| {
         if let Err(e) = std::fs::write(path, text) {
@@ -503,12 +533,17 @@ fn write_files(
         write(path, xml);
     }
     if let Some(path) = &opts.markdown {
-        write(path, report::markdown(cases, graded));
+        write(path, report::markdown(cases, graded, provenance));
     }
     if let Some(path) = &opts.html {
         write(
             path,
-            report::html(cases, graded, "hookcheck: implementations × cases"),
+            report::html(
+                cases,
+                graded,
+                "hookcheck: implementations × cases",
+                provenance,
+            ),
         );
     }
     failed

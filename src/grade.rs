@@ -57,6 +57,8 @@ pub struct Graded {
     /// What the run compares: everything, or what the brief states (`--origin brief`). Every
     /// report judges in it, so they all tell the same verdicts.
     pub scope: Scope,
+    /// The run's verdict on it (expectations, `--strict`, `--allow-skips` applied), once known.
+    pub passed: bool,
 }
 
 /// What is kept of a started implementation once its processes are gone.
@@ -148,6 +150,12 @@ impl Score {
             format!("{}/{}", self.passed, self.total)
         }
     }
+
+    /// The share passed, in whole percent rounded down (so 99.9% is not shown as 100%); `None`
+    /// when no case applies.
+    pub fn percent(self) -> Option<usize> {
+        (self.total > 0).then(|| self.passed * 100 / self.total)
+    }
 }
 
 /// Whether a verdict counts for the grade: the case ran or should have. A case the
@@ -219,6 +227,16 @@ impl Grade {
             ));
         }
         line
+    }
+
+    /// The score: cases passed of the cases that apply, over every part (in the run's scope),
+    /// and the same for the brief's own cases judged by the brief alone.
+    pub fn score(&self) -> (Score, Score) {
+        let sum = |scores: &[Score; 3]| Score {
+            passed: scores.iter().map(|s| s.passed).sum(),
+            total: scores.iter().map(|s| s.total).sum(),
+        };
+        (sum(&self.full), sum(&self.brief))
     }
 
     /// Whether every case of every declared part passed, in full, and there was one at least.
@@ -427,6 +445,7 @@ pub fn run_all_with(
                 slow,
                 expectations: None,
                 scope: Scope::FULL,
+                passed: false,
             }
         })
         .collect()

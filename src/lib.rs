@@ -33,6 +33,7 @@ pub mod manifest;
 pub mod ops;
 pub mod prng;
 pub mod progress;
+pub mod provenance;
 pub mod record;
 pub mod report;
 pub mod runner;

@@ -14,7 +14,12 @@ use crate::runner::{Ran, Verdict};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
-pub fn html(cases: &[Case], graded: &[Graded], title: &str) -> String {
+pub fn html(
+    cases: &[Case],
+    graded: &[Graded],
+    title: &str,
+    provenance: &crate::provenance::Provenance,
+) -> String {
     let verdicts: Vec<Vec<Verdict>> = graded.iter().map(|g| g.judged(cases)).collect();
     let mut out = String::with_capacity(64 << 10);
     let _ = write!(
@@ -23,12 +28,14 @@ pub fn html(cases: &[Case], graded: &[Graded], title: &str) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<header><h1>{}</h1>\
          <p>{} implementation{} × {} cases. Click a cell for its details. \
-         <a href=\"#filters\">Go to the matrix</a>.</p></header>\n",
+         <a href=\"#filters\">Go to the matrix</a>.</p>\
+         <p class=\"provenance\">{}</p></header>\n",
         esc(title),
         esc(title),
         graded.len(),
         if graded.len() == 1 { "" } else { "s" },
-        cases.len()
+        cases.len(),
+        esc(&provenance.line())
     );
     grade_table(&mut out, cases, graded);
     filters(&mut out, cases);
@@ -338,7 +345,8 @@ mod tests {
             esc("<a href=\"x\">&'"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
-        let page = html(&[], &[], "t</script><b>");
+        let provenance = crate::provenance::Provenance::new(&[], String::new(), false);
+        let page = html(&[], &[], "t</script><b>", &provenance);
         assert!(page.contains("<title>t&lt;/script&gt;&lt;b&gt;</title>"));
         assert_eq!(
             page.matches("</script>").count(),

@@ -30,7 +30,41 @@ fn cell(text: &str) -> String {
     inert::markdown(&inert::clip(text, inert::LINE_LIMIT))
 }
 
-pub fn markdown(cases: &[Case], graded: &[Graded]) -> String {
+/// Above this size the cases table is cut to the failing cases: a pull-request comment holds
+/// 65,536 characters.
+pub const MARKDOWN_LIMIT: usize = 60_000;
+
+/// The grade (a score per implementation first, with its pass or fail mark), then the case ×
+/// implementation table, then where the report comes from. Above [`MARKDOWN_LIMIT`] the table
+/// keeps only the cases that do not pass everywhere, and says so.
+pub fn markdown(
+    cases: &[Case],
+    graded: &[Graded],
+    provenance: &crate::provenance::Provenance,
+) -> String {
+    let tail = format!("\n*{}*\n", inert::markdown(&provenance.line()));
+    let head = grade(cases, graded, false);
+    let full = table(cases, graded, false);
+    let size = head.len() + full.len() + tail.len();
+    if size <= MARKDOWN_LIMIT {
+        return head + &full + &tail;
+    }
+    let note = format!(
+        "\n**Cut to fit a comment** (the full report is {size} characters; `--html` writes every \
+         case with its details): the brief's-terms column is shortened and the table lists only \
+         the cases that do not pass everywhere.\n"
+    );
+    let head = grade(cases, graded, true);
+    let mut cut = table(cases, graded, true);
+    if head.len() + cut.len() + note.len() + tail.len() > MARKDOWN_LIMIT {
+        cut = String::from("\n*The failing cases do not fit either: see the HTML report.*\n");
+    }
+    head + &note + &cut + &tail
+}
+
+/// The grade table: score and mark first, then the part columns and the brief's terms (cut to
+/// its first part when `terse`).
+fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
     let mut out = format!(
         "# hookcheck: {} implementation{} × {} cases\n\n",
         graded.len(),
@@ -38,36 +72,61 @@ pub fn markdown(cases: &[Case], graded: &[Graded]) -> String {
         cases.len()
     );
     out.push_str(
-        "| implementation | Part 1 | Part 2 | Part 3 | brief 1 | brief 2 | brief 3 | in the brief's terms |\n\
-         |---|---:|---:|---:|---:|---:|---:|---|\n",
+        "| implementation | verdict | score | brief score | Part 1 | Part 2 | Part 3 | brief 1 | brief 2 | brief 3 | in the brief's terms |\n\
+         |---|:-:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for g in graded {
         let grade = g.grade(cases);
-        let terms = g.verdict_line(&grade);
+        let mut terms = g.verdict_line(&grade);
+        if terse {
+            terms = inert::clip(&terms, 60).into_owned();
+        }
         let scores: Vec<String> = grade
             .full
             .iter()
             .chain(&grade.brief)
             .map(|s| s.show())
             .collect();
+        let (score, brief) = grade.score();
         let _ = writeln!(
             out,
-            "| {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             cell(&g.entry.name),
+            if g.passed { "✓ pass" } else { "✗ fail" },
+            percent(score),
+            percent(brief),
             scores.join(" | "),
             cell(&terms)
         );
     }
     out.push_str(
-        "\nParts: 1 retries, 2 ordering, 3 pause; cases passed of those that apply. *brief*: the \
-         brief's own cases, judged by what the brief states alone.\n\n## Cases\n\n",
+        "\n*score*: cases passed of the cases that apply, all parts together (in the run's \
+         scope); *brief score*: the brief's own cases, judged by what the brief states alone. \
+         *verdict*: the run's (expectations and flags applied). Parts: 1 retries, 2 ordering, \
+         3 pause; cases passed of those that apply.\n",
     );
+    out
+}
+
+fn percent(score: crate::grade::Score) -> String {
+    match score.percent() {
+        Some(p) => format!("{p}% ({})", score.show()),
+        None => "-".to_string(),
+    }
+}
+
+/// The case × implementation table; `failing_only` keeps the cases that do not pass everywhere.
+fn table(cases: &[Case], graded: &[Graded], failing_only: bool) -> String {
+    let mut out = String::from("\n## Cases\n\n");
     let _ = writeln!(out, "{LEGEND}\n");
     let names: Vec<String> = graded.iter().map(|g| cell(&g.entry.name)).collect();
     let _ = writeln!(out, "| case | part | origin | {} |", names.join(" | "));
     let _ = writeln!(out, "|---|---|---|{}", ":-:|".repeat(graded.len()));
     let verdicts: Vec<Vec<Verdict>> = graded.iter().map(|g| g.judged(cases)).collect();
     for (i, c) in cases.iter().enumerate() {
+        if failing_only && verdicts.iter().all(|v| v[i].is_success()) {
+            continue;
+        }
         let marks: Vec<&str> = verdicts.iter().map(|v| mark(&v[i])).collect();
         let _ = writeln!(
             out,
@@ -79,4 +138,58 @@ pub fn markdown(cases: &[Case], graded: &[Graded]) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::StartedInfo;
+    use crate::implementation::Failure;
+    use crate::manifest::Entry;
+    use crate::runner::Ran;
+
+    /// 150 implementations, every other one erroring on every case: the full table would be
+    /// far above a comment's limit, the report stays under it and says it was cut.
+    #[test]
+    fn a_large_grade_is_cut_to_fit_a_comment() {
+        let cases = crate::corpus::Corpus::builtin().cases;
+        let graded: Vec<Graded> = (0..150)
+            .map(|i| Graded {
+                entry: Entry {
+                    name: format!("submission-number-{i:03}"),
+                    ..Entry::reference()
+                },
+                started: Ok(StartedInfo {
+                    describe: String::new(),
+                    parts: crate::case::Part::ALL.to_vec(),
+                    numbers: crate::compare::Numbers::Spelling,
+                }),
+                ran: cases
+                    .iter()
+                    .map(|c| {
+                        if i % 2 == 0 {
+                            Ran::Results(crate::ops::run(&c.operations()))
+                        } else {
+                            Ran::Failed(Failure::Errored {
+                                message: "crash".into(),
+                                detail: String::new(),
+                            })
+                        }
+                    })
+                    .collect(),
+                slow: vec![false; cases.len()],
+                expectations: None,
+                scope: crate::compare::Scope::FULL,
+                passed: i % 2 == 0,
+            })
+            .collect();
+        let provenance = crate::provenance::Provenance::new(&cases, String::new(), false);
+        let text = markdown(&cases, &graded, &provenance);
+        assert!(text.len() <= MARKDOWN_LIMIT, "{} characters", text.len());
+        assert!(text.contains("Cut to fit a comment"), "{text}");
+        assert!(text.contains("submission-number-149"));
+        let small = markdown(&cases, &graded[..2], &provenance);
+        assert!(!small.contains("Cut to fit"));
+        assert!(small.contains("| ✓ pass | 100% ("), "{small}");
+    }
 }
