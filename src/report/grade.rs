@@ -61,10 +61,27 @@ pub fn human(
     }
     let _ = writeln!(
         out,
-        "\n{:<width$}  {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9}",
-        "grade", "Part 1", "Part 2", "Part 3", "brief 1", "brief 2", "brief 3"
+        "\n{:<width$}  {:<6} {:>6} {:>6}   {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9}",
+        "grade",
+        "",
+        "score",
+        "brief",
+        "Part 1",
+        "Part 2",
+        "Part 3",
+        "brief 1",
+        "brief 2",
+        "brief 3"
     );
-    for (grade, shown) in grades.iter().zip(&shown) {
+    for ((grade, shown), verdict) in grades.iter().zip(&shown).zip(passed) {
+        let (score, brief) = grade.score();
+        let percent =
+            |s: crate::grade::Score| s.percent().map_or("-".to_string(), |p| format!("{p}%"));
+        let mark = if *verdict {
+            style.green("✓ pass")
+        } else {
+            style.red("✗ fail")
+        };
         let cells: Vec<String> = grade
             .full
             .iter()
@@ -80,8 +97,10 @@ pub fn human(
             .collect();
         let _ = writeln!(
             out,
-            "{:<width$}  {} {} {}   {} {} {}",
+            "{:<width$}  {mark} {:>6} {:>6}   {} {} {}   {} {} {}",
             name(shown),
+            percent(score),
+            percent(brief),
             cells[0],
             cells[1],
             cells[2],
@@ -92,8 +111,8 @@ pub fn human(
     }
     let _ = writeln!(
         out,
-        "{:<width$}  (Part 1 retries, Part 2 ordering, Part 3 pause: cases passed of those that apply; \
-         brief: the brief's own cases, judged by the brief alone)",
+        "{:<width$}  (score: cases passed of those that apply, all parts; brief: the brief's own cases \
+         judged by the brief alone; Part 1 retries, Part 2 ordering, Part 3 pause)",
         ""
     );
     // Why an implementation could not start is its whole story: said in full, not only with
