@@ -8,7 +8,7 @@ use common::{hookcheck, root, text};
 use std::path::PathBuf;
 
 fn empty_folder(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hookcheck-{name}-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temp folder");
     dir

@@ -11,7 +11,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 fn folder(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hookcheck-folders-{name}-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-folders-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a temp folder");
     dir

@@ -49,7 +49,7 @@ fn buggy_python_solution_gets_exactly_its_cases_with_file_and_line() {
         "WAITS = [60, 60, 120, 240, 300]",
     );
     assert_ne!(buggy, original);
-    let dir = std::env::temp_dir().join(format!("hookcheck-cli-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_default();
     let solution = dir.join("mysolution.py");
     std::fs::write(&solution, buggy).unwrap_or_default();
@@ -117,7 +117,7 @@ fn buggy_python_solution_gets_exactly_its_cases_with_file_and_line() {
 
 #[test]
 fn junit_report_lists_every_case() {
-    let path = std::env::temp_dir().join(format!("hookcheck-junit-{}.xml", std::process::id()));
+    let path = common::scratch().join(format!("hookcheck-junit-{}.xml", std::process::id()));
     let path_text = path.display().to_string();
     let out = hookcheck(&["check", "--junit", &path_text, "--part", "ordering"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -133,7 +133,7 @@ fn junit_report_lists_every_case() {
 
 #[test]
 fn record_writes_an_unreviewed_case_that_lint_rejects_until_reviewed() {
-    let dir = std::env::temp_dir().join(format!("hookcheck-record-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-record-{}", std::process::id()));
     let cases = dir.join("cases");
     std::fs::create_dir_all(cases.join("regressions")).unwrap_or_default();
     let ops = dir.join("ticket.json");

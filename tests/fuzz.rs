@@ -42,7 +42,7 @@ fn finds_shrinks_and_writes_a_case_that_fails_the_bug() {
         finding.shrunk.len(),
         finding.shrunk
     );
-    let dir = std::env::temp_dir().join(format!("hookcheck-fuzz-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(dir.join("fuzz")).unwrap_or_default();
     let path = dir.join("fuzz").join("found.yaml");
     std::fs::write(&path, finding.case_file(3, "subtle_bug.py")).unwrap_or_default();

@@ -62,7 +62,7 @@ fn a_planted_bug_in_the_javascript_example_fails_with_a_file_and_line() {
     let original =
         std::fs::read_to_string(root().join("examples/node/dispatcher.js")).expect("the example");
     assert!(original.contains("const FIRST_WAIT = 30;"));
-    let dir = std::env::temp_dir().join(format!("hookcheck-node-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-node-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let mutant = dir.join("dispatcher.js");
     std::fs::write(

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 fn folder(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hookcheck-scope-{test}-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-scope-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("folder");
     dir
@@ -86,6 +86,7 @@ fn the_cli_and_every_report_agree_on_the_brief_only_verdict() {
 fn the_library_harness_brief_only_runs_what_the_cli_runs() {
     let run = |operations: &[Value]| -> Vec<Value> {
         let mut child = Command::new("python3")
+            .env("PYTHONDONTWRITEBYTECODE", "1")
             .arg("-c")
             .arg(
                 "import json, sys; sys.path.insert(0, sys.argv[1]); \
@@ -104,7 +105,7 @@ fn the_library_harness_brief_only_runs_what_the_cli_runs() {
         serde_json::from_slice(&out.stdout).unwrap_or_default()
     };
     // The inner runs' own "test result" lines go to a file, not into this test's output.
-    let log = std::env::temp_dir().join(format!("hookcheck-scope-{}.log", std::process::id()));
+    let log = common::scratch().join(format!("hookcheck-scope-{}.log", std::process::id()));
     let args = Arguments {
         test_threads: Some(2),
         quiet: true,

@@ -26,7 +26,7 @@ fn copy(from: &Path, to: &Path) {
 
 #[test]
 fn a_planted_bug_fails_the_examples_own_tests_with_a_file_and_line() {
-    let dir = std::env::temp_dir().join(format!("hookcheck-rust-example-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-rust-example-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     copy(&root().join("examples/rust"), &dir);
     let manifest = dir.join("Cargo.toml");

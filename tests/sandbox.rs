@@ -17,7 +17,7 @@ use std::time::Duration;
 
 /// A folder of its own per test (tests run in parallel).
 fn folder(test: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("hookcheck-sandbox-{test}-{}", std::process::id()))
+    common::scratch().join(format!("hookcheck-sandbox-{test}-{}", std::process::id()))
 }
 
 /// `folder(test)`, made afresh, holding `sub/solution.py`: `hostile` then the example.

@@ -78,6 +78,8 @@ pub fn hookcheck(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
+        // Its own scratch files (the built-in adapters it writes out) stay in the target folder.
+        .env("TMPDIR", scratch())
         .output()
         .expect("hookcheck runs")
 }
@@ -129,4 +131,12 @@ pub fn peak_rss(dir: &Path, args: &[&str]) -> (u64, std::process::ExitStatus) {
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Where a test makes its folders: cargo's scratch folder for integration tests, inside the
+/// target folder, so `cargo test` writes nothing outside `CARGO_TARGET_DIR`.
+pub fn scratch() -> std::path::PathBuf {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let _ = std::fs::create_dir_all(&dir);
+    dir
 }
