@@ -8,10 +8,7 @@ use common::{hookcheck, root, text};
 use std::path::PathBuf;
 
 fn empty_folder(name: &str) -> PathBuf {
-    let dir = common::scratch().join(format!("hookcheck-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temp folder");
-    dir
+    common::fresh(name)
 }
 
 const LOCAL_CASE: &str = r#"part: retries

@@ -6,10 +6,7 @@ mod common;
 use common::{hookcheck, root, text};
 
 fn empty_folder(test: &str) -> std::path::PathBuf {
-    let dir = common::scratch().join(format!("hookcheck-builtin-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("folder");
-    dir
+    common::fresh(&format!("builtin-{test}"))
 }
 
 #[test]

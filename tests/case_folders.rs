@@ -11,10 +11,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 fn folder(name: &str) -> PathBuf {
-    let dir = common::scratch().join(format!("hookcheck-folders-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temp folder");
-    dir
+    common::fresh(&format!("folders-{name}"))
 }
 
 const CASE: &str = r#"part: retries

@@ -8,10 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 fn folder(test: &str) -> PathBuf {
-    let dir = common::scratch().join(format!("hookcheck-flags-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("folder");
-    dir
+    common::fresh(&format!("flags-{test}"))
 }
 
 fn fake(args: &str) -> String {

@@ -14,10 +14,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 fn folder(test: &str) -> PathBuf {
-    let dir = common::scratch().join(format!("hookcheck-scope-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("folder");
-    dir
+    common::fresh(&format!("scope-{test}"))
 }
 
 fn variant() -> String {

@@ -13,10 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn folder(test: &str) -> PathBuf {
-    let dir = common::scratch().join(format!("hookcheck-untrusted-{test}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("folder");
-    dir
+    common::fresh(&format!("untrusted-{test}"))
 }
 
 fn fake() -> String {

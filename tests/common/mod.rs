@@ -140,3 +140,11 @@ pub fn scratch() -> std::path::PathBuf {
     let _ = std::fs::create_dir_all(&dir);
     dir
 }
+
+/// A new, empty folder of this test process for `name`, in [`scratch`].
+pub fn fresh(name: &str) -> std::path::PathBuf {
+    let dir = scratch().join(format!("hookcheck-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
