@@ -43,3 +43,34 @@ fn a_javascript_file_and_the_example_manifest_work_from_an_empty_folder() {
     assert!(text(&o).contains("3 pass every case"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A solution that hangs is asked where before it is killed: the report shows the line.
+#[test]
+fn a_hang_in_python_is_reported_with_the_line_it_hung_on() {
+    let dir = empty_folder("hang-where");
+    std::fs::write(
+        dir.join("sol.py"),
+        "def process(ts):\n    while True:\n        pass\n\n\
+         def run(operations):\n    return [process(op[1]) for op in operations]\n",
+    )
+    .expect("solution");
+    let o = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            "sol.py",
+            "--timeout",
+            "1",
+            "ordering-brief-example",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let report = text(&o);
+    assert!(report.contains("no answer within 1 s"), "{report}");
+    assert!(
+        report.contains("sol.py\", line 2 in process"),
+        "no stack: {report}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

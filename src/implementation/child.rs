@@ -365,6 +365,20 @@ impl Child {
             .to_string()
     }
 
+    /// Asks a process that ran out of time where it is: SIGUSR1 to its group (the built-in
+    /// Python adapter answers with its stack on stderr; for others the kill that follows comes a
+    /// moment early), then a moment for the answer to reach the stderr tail.
+    pub fn ask_where(&mut self) {
+        if self.collected || self.exited_now().is_some() {
+            return;
+        }
+        // SAFETY: killpg only sends a signal to the process group we started.
+        unsafe {
+            libc::killpg(self.pid, libc::SIGUSR1);
+        }
+        thread::sleep(Duration::from_millis(300));
+    }
+
     /// Kills the process and everything it started (whether it exited or not: what it started
     /// may live on), and collects it.
     pub fn kill(&mut self) {

@@ -341,6 +341,9 @@ impl Subprocess {
                 }
                 Err(fault) if fault.gone && reused && attempt == 0 => session.child.kill(),
                 Err(fault) => {
+                    if fault.timeout {
+                        session.child.ask_where();
+                    }
                     session.child.kill();
                     return Err(self.errored(fault, session.child.stderr_tail()));
                 }
@@ -425,6 +428,9 @@ impl Subprocess {
             }
         };
         let outcome = per_case(&mut child, case, self.options.timeout);
+        if outcome.as_ref().is_err_and(|f| f.timeout) {
+            child.ask_where();
+        }
         child.kill();
         outcome.map_err(|fault| self.errored(fault, child.stderr_tail()))
     }

@@ -11,9 +11,11 @@ Anything the solution prints goes to stderr, so it cannot corrupt the protocol o
 exception escaping run() is answered as "errored" with its traceback; the adapter keeps serving.
 """
 import argparse
+import faulthandler
 import importlib.util
 import json
 import os
+import signal
 import sys
 import traceback
 
@@ -46,6 +48,10 @@ def main():
     # The protocol owns the real stdout; everything else printed goes to stderr.
     out = sys.stdout
     sys.stdout = sys.stderr
+    # On a timeout hookcheck sends SIGUSR1 before it kills: the stack then shows, on stderr and
+    # so in the report, the line of the solution that was running when it hung.
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
     module = load(args.solution)
     parts = args.parts.split(",") if args.parts else list(getattr(module, "HOOKCHECK_PARTS", PARTS))
     unknown = [p for p in parts if p not in PARTS]
