@@ -72,10 +72,16 @@ pub struct Hello {
     pub parts: Vec<Part>,
     /// `"numbers": "values"` when its JSON reader sees only number values.
     pub numbers: Numbers,
+    /// `"where": "SIGUSR1"`: on SIGUSR1 it prints where it is to stderr (asked before a kill for
+    /// a timeout). Opt-in, because SIGUSR1 means other things elsewhere (Node starts its
+    /// debugger on it).
+    pub tells_where: bool,
 }
 
 struct Session {
     child: Child,
+    /// The handshake's `"where": "SIGUSR1"`.
+    tells_where: bool,
     next_seq: u64,
     /// The case this process answered last: what it writes after that answer is that case's
     /// fault.
@@ -221,6 +227,7 @@ impl Subprocess {
                 Ok(hello) => Ok((
                     Session {
                         child,
+                        tells_where: hello.tells_where,
                         next_seq: 1,
                         last_case: None,
                     },
@@ -341,7 +348,7 @@ impl Subprocess {
                 }
                 Err(fault) if fault.gone && reused && attempt == 0 => session.child.kill(),
                 Err(fault) => {
-                    if fault.timeout {
+                    if fault.timeout && session.tells_where {
                         session.child.ask_where();
                     }
                     session.child.kill();
@@ -428,9 +435,6 @@ impl Subprocess {
             }
         };
         let outcome = per_case(&mut child, case, self.options.timeout);
-        if outcome.as_ref().is_err_and(|f| f.timeout) {
-            child.ask_where();
-        }
         child.kill();
         outcome.map_err(|fault| self.errored(fault, child.stderr_tail()))
     }
@@ -582,6 +586,10 @@ fn handshake(child: &mut Child, timeout: Duration) -> Result<Hello, Fault> {
         version: text("version"),
         parts,
         numbers,
+        tells_where: v
+            .get("where")
+            .and_then(Value::as_str)
+            .is_some_and(|w| w.eq_ignore_ascii_case("sigusr1")),
     })
 }
 

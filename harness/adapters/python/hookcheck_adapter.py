@@ -75,6 +75,8 @@ def main():
                 "language": "python",
                 "version": sys.version.split()[0],
                 "parts": parts,
+                # SIGUSR1 prints the stack (faulthandler, above): hookcheck may ask before a kill.
+                "where": "SIGUSR1",
             })
         elif kind == "run":
             seq = message.get("seq")
