@@ -399,6 +399,7 @@ pre.why { margin: .2rem 0 0; max-height: 9rem; max-width: 60rem; overflow: auto;
 #impl-view li { margin: .25rem 0; } #impl-view .step { font-family: ui-monospace, monospace; font-size: 12px;
   color: #444; overflow-wrap: anywhere; }
 #scroll { overflow: auto; max-height: 75vh; border: 1px solid #e3e6ea; }
+#matrix { border-collapse: separate; border-spacing: 0; }
 #matrix th, #matrix td { border: 1px solid #fff; }
 #matrix thead th { position: sticky; top: 0; background: #f6f7f9; z-index: 2; }
 #matrix th.case { position: sticky; left: 0; background: #f6f7f9; text-align: left; font-weight: normal;
@@ -553,6 +554,24 @@ const SCRIPT: &str = r#"
     // Each name encoded on its own: `|` is encoded inside them, so the one raw `|` separates.
     history.replaceState(null, '', '#cell=' + encodeURIComponent(impl) + '|' + encodeURIComponent(name));
   }
+  // The cell into view: centred in the part of the matrix's own scrolling box that the window
+  // shows (across and down, so the last column of a wide matrix too), then the page moved
+  // only if the cell is still out of the window (a page scrolled for nothing also comes out
+  // blank in headless screenshots).
+  function reveal(cell) {
+    const box = f('scroll');
+    let r = cell.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    const top = Math.max(b.top, 0), bottom = Math.min(b.top + box.clientHeight, innerHeight);
+    const left = Math.max(b.left, 0), right = Math.min(b.left + box.clientWidth, innerWidth);
+    if (bottom - top > 2 * r.height) box.scrollTop += r.top + r.height / 2 - (top + bottom) / 2;
+    else box.scrollTop += r.top - b.top - box.clientHeight / 2;
+    if (right - left > 2 * r.width) box.scrollLeft += r.left + r.width / 2 - (left + right) / 2;
+    else box.scrollLeft += r.left - b.left - box.clientWidth / 2;
+    r = cell.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > innerHeight) window.scrollBy(0, r.top - innerHeight / 2);
+    if (r.left < 0 || r.right > innerWidth) window.scrollBy(r.left - innerWidth / 2, 0);
+  }
   function decode(s) { try { return decodeURIComponent(s); } catch (e) { return null; } }
   // The cell a `#cell=` address names: `impl|case` with each part encoded (what the page
   // writes), or the whole encoded or written raw (older and hand-written links), where a name
@@ -589,7 +608,7 @@ const SCRIPT: &str = r#"
   f('iv-list').addEventListener('click', (e) => {
     const b = e.target.closest('button.name');
     const cell = b && document.querySelector('td.cell[data-impl="' + b.dataset.impl + '"][data-case="' + b.dataset.case + '"]');
-    if (cell) { cell.scrollIntoView({block: 'center', inline: 'center'}); select(cell); }
+    if (cell) { reveal(cell); select(cell); }
   });
   // Sorting the grade table: numbers by their data-sort key, text by its letters; the same
   // column again reverses; ties keep the table's first order.
@@ -622,9 +641,8 @@ const SCRIPT: &str = r#"
   if (hash.startsWith('#cell=')) {
     const cell = findCell(hash.slice('#cell='.length));
     if (cell) {
-      // The cell into view, in the matrix and in the page, across and down (the last column
-      // of a wide matrix too), then the panel beside it.
-      cell.scrollIntoView({block: 'center', inline: 'center'});
+      // The cell into view, then the panel beside it.
+      reveal(cell);
       select(cell);
     }
   } else if (hash.startsWith('#impl=')) {
@@ -658,5 +676,30 @@ mod tests {
             !page.contains("http://") && !page.contains("https://"),
             "no external assets"
         );
+        assert!(page.contains("\"provenance\":{"), "provenance in the data");
+    }
+
+    #[test]
+    fn a_startup_error_is_cut_to_its_head_and_the_end_of_stderr() {
+        let mut why = String::from("cannot start: `cmd`\nexit status: 1\nlast lines of stderr:\n");
+        for n in 0..40 {
+            why.push_str(&format!("frame {n}\n"));
+        }
+        why.push_str(&format!("SyntaxError: {}", "x".repeat(1000)));
+        let shown = startup_reason(&why);
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines.len(), 9, "{shown}");
+        assert_eq!(
+            lines[..3],
+            [
+                "cannot start: `cmd`",
+                "exit status: 1",
+                "last lines of stderr:"
+            ]
+        );
+        assert_eq!(lines[3], "…");
+        assert!(lines[8].starts_with("SyntaxError: ") && lines[8].contains("[cut "));
+        assert!(lines[8].len() < 300);
+        assert_eq!(startup_reason("one\ntwo"), "one\ntwo");
     }
 }
