@@ -81,7 +81,17 @@ fn digest(cases: &[Case]) -> String {
 }
 
 fn command_line() -> String {
-    std::env::args()
+    // The program by its name: where it was installed or built says nothing of the run.
+    let program = std::env::args()
+        .next()
+        .and_then(|p| {
+            std::path::Path::new(&p)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "hookcheck".to_string());
+    std::iter::once(program)
+        .chain(std::env::args().skip(1))
         .map(|a| {
             let plain = !a.is_empty()
                 && a.chars()

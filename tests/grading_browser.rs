@@ -256,7 +256,7 @@ fn the_html_report_renders_the_matrix_and_a_selected_cells_diff() {
 const ODD: &str = "zz|odd%name%zz%41";
 
 fn class_folder() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hookcheck-class-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-class-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let original =
         std::fs::read_to_string(root().join("examples/python/dispatcher.py")).unwrap_or_default();

@@ -44,7 +44,7 @@ fn fake(mode: &str) -> String {
 /// cannot hold `/`), and manifests naming the hostile implementation with hostile text, alone
 /// (`one.json`) and beside the submission (`many.json`).
 fn folder(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("hookcheck-hostile-{test}-{}", std::process::id()));
+    let dir = common::scratch().join(format!("hookcheck-hostile-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let name: String = HOSTILE
         .iter()
@@ -164,7 +164,7 @@ fn assert_junit_well_formed(what: &str, xml: &str) {
 }
 
 fn write_temp(what: &str, ext: &str, text: &str) -> PathBuf {
-    let path = std::env::temp_dir().join(format!(
+    let path = common::scratch().join(format!(
         "hookcheck-hostile-{}-{}.{ext}",
         what.replace(' ', "-"),
         std::process::id()

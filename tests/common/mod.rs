@@ -34,7 +34,7 @@ pub fn python_impl(file: &str) -> String {
 /// an implementation that hangs on one ordering case and one that crashes on one pause case.
 /// `capped` is the example with the last wait capped at 240 s instead of 300 s.
 pub fn grader_folder(test: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("hookcheck-grading-{test}-{}", std::process::id()));
+    let dir = scratch().join(format!("hookcheck-grading-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let original =
         std::fs::read_to_string(root().join("examples/python/dispatcher.py")).unwrap_or_default();
