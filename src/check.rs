@@ -484,29 +484,10 @@ fn many(
             && (!opts.strict || unknown);
     };
     let entries = entries.into_iter().map(|e| (e, None)).collect();
-    let mut graded: Vec<Graded> = if opts.format == Format::Json {
-        // Each implementation's event as soon as its verdict is final, while the others run.
-        let (sender, finished) = std::sync::mpsc::channel::<(usize, Graded)>();
-        let mut unwritten = Ok(());
-        let graded = std::thread::scope(|s| {
-            let run = s.spawn(move || {
-                run_streaming(opts, entries, cases, &move |i, g| {
-                    let _ = sender.send((i, g));
-                })
-            });
-            for (i, mut g) in finished {
-                settle(i, &mut g);
-                let event = report::json_implementation(cases, &g, i);
-                if unwritten.is_ok() {
-                    unwritten = writeln!(out, "{event}").and_then(|()| out.flush());
-                }
-            }
-            run.join()
-        });
-        unwritten.map_err(io)?;
-        graded.map_err(|_| ConfigError("the run stopped on an internal error".to_string()))?
+    let (mut graded, streamed) = if opts.format == Format::Json {
+        stream(opts, entries, cases, &settle, out)
     } else {
-        run_with_progress(opts, entries, cases)
+        (run_with_progress(opts, entries, cases), Ok(()))
     };
     for (i, g) in graded.iter_mut().enumerate() {
         settle(i, g);
@@ -543,6 +524,8 @@ fn many(
             }
         }
         Format::Json => {
+            // Told after the report files, which are written all the same.
+            streamed.map_err(io)?;
             let dead = graded.iter().filter(|g| g.started.is_err()).count();
             let summary = serde_json::json!({"event": "summary", "implementations": count,
                 "passing": passing, "failing": count - passing - dead, "could_not_start": dead,
@@ -553,6 +536,40 @@ fn many(
     }
     unwritten_error(unwritten)?;
     Ok(passing == count)
+}
+
+/// Runs every case of many implementations, writing each one's `implementation` event as soon
+/// as its verdict is final (`settle` makes it so) while the others run. A write that fails stops
+/// the stream, not the run: the error is returned beside the results.
+fn stream(
+    opts: &CheckOptions,
+    entries: Vec<(Entry, Option<crate::grade::Started>)>,
+    cases: &[Case],
+    settle: &impl Fn(usize, &mut Graded),
+    out: &mut impl Write,
+) -> (Vec<Graded>, std::io::Result<()>) {
+    let (sender, finished) = std::sync::mpsc::channel::<(usize, Graded)>();
+    let mut written = Ok(());
+    let graded = std::thread::scope(|s| {
+        let run = s.spawn(move || {
+            run_streaming(opts, entries, cases, &move |i, g| {
+                let _ = sender.send((i, g));
+            })
+        });
+        // Ends when the run ends and drops the sender.
+        for (i, mut g) in finished {
+            settle(i, &mut g);
+            if written.is_ok() {
+                let event = report::json_implementation(cases, &g, i);
+                written = writeln!(out, "{event}").and_then(|()| out.flush());
+            }
+        }
+        run.join()
+    });
+    (
+        graded.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        written,
+    )
 }
 
 /// The report files asked for: JUnit, markdown, HTML. `verdicts` are the one implementation's,

@@ -2,6 +2,7 @@
 //! goes through [`line`], and every case has the same fields whether one implementation or many
 //! were checked ([`case`]).
 
+use super::inert::{LINE_LIMIT, REPORT_LIMIT, clip};
 use super::{message, tally_by_part, verdict_word};
 use crate::case::Case;
 use crate::compare::{Scope, compare};
@@ -47,13 +48,17 @@ pub fn case(case: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> Va
         && let Err(m) = compare(case, actual, scope)
     {
         if let Some(step) = case.steps.get(m.step) {
+            let answer = actual.get(m.step).unwrap_or(&Value::Null);
+            let (operation, expected, answer) =
+                (bounded(&step.op), bounded(&step.expect), bounded(answer));
             event["step"] = json!({
                 "index": m.step,
                 "line": step.line,
-                "operation": step.op,
-                "expected": step.expect,
+                "operation": operation.0,
+                "expected": expected.0,
                 "answered": m.step < actual.len(),
-                "actual": actual.get(m.step).cloned().unwrap_or(Value::Null),
+                "actual": answer.0,
+                "cut": operation.1 || expected.1 || answer.1,
             });
         }
         if let Some((expected, actual)) = m.count {
@@ -61,6 +66,35 @@ pub fn case(case: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> Va
         }
     }
     event
+}
+
+/// A value of a step, bounded as the reports bound text (an implementation's answer may be up to
+/// `--max-answer` long, for every case): each string cut to `LINE_LIMIT`, and a value still
+/// longer than `REPORT_LIMIT` replaced by its JSON text, cut, in a string. `true` when cut.
+fn bounded(value: &Value) -> (Value, bool) {
+    fn strings(value: &Value, cut: &mut bool) -> Value {
+        match value {
+            Value::String(s) if s.len() > LINE_LIMIT => {
+                *cut = true;
+                Value::String(clip(s, LINE_LIMIT).into_owned())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(|v| strings(v, cut)).collect()),
+            Value::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| (clip(k, LINE_LIMIT).into_owned(), strings(v, cut)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    let mut cut = false;
+    let value = strings(value, &mut cut);
+    let text = value.to_string();
+    if text.len() > REPORT_LIMIT {
+        return (Value::String(clip(&text, REPORT_LIMIT).into_owned()), true);
+    }
+    (value, cut)
 }
 
 /// A `case` event of a single-implementation run.
@@ -123,6 +157,7 @@ mod tests {
         assert_eq!(e["step"]["expected"], c.steps[1].expect);
         assert_eq!(e["step"]["actual"], json!({"not": "expected"}));
         assert_eq!(e["step"]["answered"], true);
+        assert_eq!(e["step"]["cut"], false);
         assert_eq!(e["results"], Value::Null);
         assert_eq!(e["rules"], json!(c.rules));
 
@@ -136,6 +171,31 @@ mod tests {
             e["results"],
             json!({"expected": c.steps.len(), "actual": 1})
         );
+
+        let mut huge = Ran::Results(c.steps.iter().map(|s| s.expect.clone()).collect());
+        if let Ran::Results(actual) = &mut huge {
+            actual[1] = json!(["x".repeat(600_000), vec![1; 100_000]]);
+        }
+        let v = crate::runner::judge(&c, &huge, Scope::FULL);
+        let e = case(&c, &v, &huge, Scope::FULL, false);
+        assert_eq!(e["step"]["cut"], true);
+        let shown = e["step"]["actual"].as_str().unwrap_or_default();
+        assert!(
+            shown.len() < REPORT_LIMIT + 64 && shown.contains("… [cut "),
+            "{shown}"
+        );
+        let mut long = Ran::Results(c.steps.iter().map(|s| s.expect.clone()).collect());
+        if let Ran::Results(actual) = &mut long {
+            actual[1] = json!(["x".repeat(600_000)]);
+        }
+        let v = crate::runner::judge(&c, &long, Scope::FULL);
+        let e = case(&c, &v, &long, Scope::FULL, false);
+        let kept = e["step"]["actual"][0].as_str().unwrap_or_default();
+        assert!(
+            kept.len() < LINE_LIMIT + 64 && kept.ends_with(" bytes]"),
+            "{kept}"
+        );
+        assert_eq!(e["step"]["cut"], true);
 
         let passed = Ran::Results(c.steps.iter().map(|s| s.expect.clone()).collect());
         let e = case(&c, &Verdict::Passed, &passed, Scope::FULL, true);
