@@ -6,7 +6,7 @@ use crate::case::{Case, Recorded};
 use crate::compare::Numbers;
 use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
-use crate::grade::{Graded, run_all_with, start};
+use crate::grade::{Graded, run_all_streaming, start};
 use crate::manifest::Entry;
 use crate::provenance::Provenance;
 use crate::report::{self, Style, Tally};
@@ -99,6 +99,8 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         })
         .collect();
     let started_at = Instant::now();
+    // Taken now, so that `started` is when the run started.
+    let provenance = provenance(opts, &cases);
     // A reader that stopped early (`| head`) does not change the verdict.
     let out = &mut Lenient(out);
     if entries.len() == 1 {
@@ -106,7 +108,14 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             expectations: expectations.into_iter().next().flatten(),
             unknown: unknown.into_iter().next().unwrap_or_default(),
         };
-        one(opts, entries.remove(0), expected, &cases, started_at, out)
+        one(
+            opts,
+            entries.remove(0),
+            expected,
+            &cases,
+            (started_at, provenance),
+            out,
+        )
     } else {
         many(
             opts,
@@ -114,7 +123,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             expectations,
             unknown,
             &cases,
-            started_at,
+            (started_at, provenance),
             out,
         )
     }
@@ -221,7 +230,7 @@ fn one(
     entry: Entry,
     expected: Expected,
     cases: &[Case],
-    started_at: Instant,
+    (started_at, mut provenance): (Instant, Provenance),
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
     let started = start(&entry).map_err(ConfigError)?;
@@ -259,12 +268,13 @@ fn one(
         Format::Json => {
             let start = serde_json::json!({"event": "start", "implementation": started.describe,
                 "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope_word});
-            writeln!(out, "{start}").map_err(io)?;
+            writeln!(out, "{}", start_event(start, &provenance)).map_err(io)?;
         }
     }
     let (numbers, declared) = (started.numbers, started.parts.clone());
     let mut graded = run_with_progress(opts, vec![(entry, Some(started))], cases);
     let seconds = started_at.elapsed().as_secs_f64();
+    provenance.seconds = seconds;
     let Some(mut g) = graded.pop() else {
         return Err(ConfigError("the run gave no result".to_string()));
     };
@@ -302,7 +312,7 @@ fn one(
         cases,
         std::slice::from_ref(&g),
         Some(&verdicts),
-        &provenance(opts, cases, seconds),
+        &provenance,
     ));
     let slow = g.slow.iter().filter(|s| **s).count();
     match opts.format {
@@ -354,13 +364,15 @@ fn one(
             .map_err(io)?;
         }
         Format::Json => {
-            for ((c, v), slow) in cases.iter().zip(&verdicts).zip(&g.slow) {
-                writeln!(out, "{}", report::json_case(c, v, *slow)).map_err(io)?;
+            let scope = g.scope.with_numbers(g.numbers());
+            for ((c, v), (ran, slow)) in cases.iter().zip(&verdicts).zip(g.ran.iter().zip(&g.slow))
+            {
+                writeln!(out, "{}", report::json_case(c, v, ran, scope, *slow)).map_err(io)?;
             }
             writeln!(
                 out,
                 "{}",
-                report::json_summary(cases, &verdicts, seconds, spelling_steps, passed)
+                report::json_summary(cases, &verdicts, spelling_steps, passed, &provenance)
             )
             .map_err(io)?;
         }
@@ -369,8 +381,9 @@ fn one(
     Ok(passed)
 }
 
-/// Where the reports come from: the run's version, cases, command line, filters and scope.
-fn provenance(opts: &CheckOptions, cases: &[Case], seconds: f64) -> Provenance {
+/// Where the reports come from: the run's version, cases, command line, filters and scope;
+/// `seconds` is set at the end.
+fn provenance(opts: &CheckOptions, cases: &[Case]) -> Provenance {
     let s = &opts.selection;
     let mut filters: Vec<String> = Vec::new();
     if !s.parts.is_empty() {
@@ -387,9 +400,14 @@ fn provenance(opts: &CheckOptions, cases: &[Case], seconds: f64) -> Provenance {
     if !s.patterns.is_empty() {
         filters.push(format!("names {}", s.patterns.join(",")));
     }
-    let mut p = Provenance::new(cases, filters.join("; "), s.scope().brief_only);
-    p.seconds = seconds;
-    p
+    Provenance::new(cases, filters.join("; "), s.scope().brief_only)
+}
+
+/// A `start` event with the hookcheck version and the corpus digest, known before anything runs.
+fn start_event(mut event: serde_json::Value, provenance: &Provenance) -> String {
+    event["version"] = provenance.version.into();
+    event["corpus"] = provenance.corpus.clone().into();
+    report::json::line(&event)
 }
 
 /// Runs every case, with the live progress line when asked for.
@@ -398,11 +416,21 @@ fn run_with_progress(
     entries: Vec<(Entry, Option<crate::grade::Started>)>,
     cases: &[Case],
 ) -> Vec<Graded> {
+    run_streaming(opts, entries, cases, &|_, _| {})
+}
+
+/// As [`run_with_progress`], handing each implementation's results to `finished` once final.
+fn run_streaming(
+    opts: &CheckOptions,
+    entries: Vec<(Entry, Option<crate::grade::Started>)>,
+    cases: &[Case],
+    finished: &(dyn Fn(usize, Graded) + Sync),
+) -> Vec<Graded> {
     let progress = std::sync::Arc::new(crate::progress::Progress::default());
     let line = opts
         .progress
         .then(|| crate::progress::show(std::sync::Arc::clone(&progress)));
-    let graded = run_all_with(entries, cases, opts.jobs, &progress);
+    let graded = run_all_streaming(entries, cases, opts.jobs, &progress, finished);
     drop(line);
     graded
 }
@@ -424,7 +452,7 @@ fn many(
     expectations: Vec<Option<Expectations>>,
     unknown: Vec<Vec<String>>,
     cases: &[Case],
-    started_at: Instant,
+    (started_at, mut provenance): (Instant, Provenance),
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
     let style = Style { color: opts.color };
@@ -440,33 +468,33 @@ fn many(
         .map_err(io)?,
         Format::Json => {
             let start = serde_json::json!({"event": "start", "implementations": count,
-                "cases": cases.len(), "jobs": opts.jobs});
-            writeln!(out, "{start}").map_err(io)?;
+                "cases": cases.len(), "jobs": opts.jobs, "scope": provenance.scope});
+            writeln!(out, "{}", start_event(start, &provenance)).map_err(io)?;
+            out.flush().map_err(io)?;
         }
     }
-    let mut graded: Vec<Graded> = run_with_progress(
-        opts,
-        entries.into_iter().map(|e| (e, None)).collect(),
-        cases,
-    );
-    for (g, e) in graded.iter_mut().zip(expectations) {
-        g.expectations = e;
+    // The verdict on an implementation, as every report tells it: expectations, scope, `--strict`
+    // and `--allow-skips` applied.
+    let settle = |i: usize, g: &mut Graded| {
+        g.expectations = expectations.get(i).cloned().flatten();
         g.scope = opts.selection.scope();
+        let unknown = unknown.get(i).is_none_or(Vec::is_empty);
+        g.passed = g.started.is_ok()
+            && report::implementation_success(cases, g, opts.strict, opts.allow_skips)
+            && (!opts.strict || unknown);
+    };
+    let entries = entries.into_iter().map(|e| (e, None)).collect();
+    let (mut graded, streamed) = if opts.format == Format::Json {
+        stream(opts, entries, cases, &settle, out)
+    } else {
+        (run_with_progress(opts, entries, cases), Ok(()))
+    };
+    for (i, g) in graded.iter_mut().enumerate() {
+        settle(i, g);
     }
     let seconds = started_at.elapsed().as_secs_f64();
-    let passed: Vec<bool> = graded
-        .iter()
-        .zip(&unknown)
-        .map(|(g, unknown)| {
-            g.started.is_ok()
-                && report::implementation_success(cases, g, opts.strict, opts.allow_skips)
-                && (!opts.strict || unknown.is_empty())
-        })
-        .collect();
-    for (g, p) in graded.iter_mut().zip(&passed) {
-        g.passed = *p;
-    }
-    let provenance = provenance(opts, cases, seconds);
+    provenance.seconds = seconds;
+    let passed: Vec<bool> = graded.iter().map(|g| g.passed).collect();
     let unwritten = write_files(opts, cases, &graded, None, &provenance);
     let passing = passed.iter().filter(|p| **p).count();
     match opts.format {
@@ -496,16 +524,52 @@ fn many(
             }
         }
         Format::Json => {
-            for g in &graded {
-                writeln!(out, "{}", report::json_implementation(cases, g)).map_err(io)?;
-            }
+            // Told after the report files, which are written all the same.
+            streamed.map_err(io)?;
+            let dead = graded.iter().filter(|g| g.started.is_err()).count();
             let summary = serde_json::json!({"event": "summary", "implementations": count,
-                "passing": passing, "success": passing == count, "seconds": seconds});
-            writeln!(out, "{summary}").map_err(io)?;
+                "passing": passing, "failing": count - passing - dead, "could_not_start": dead,
+                "success": passing == count, "seconds": seconds,
+                "provenance": provenance.to_json()});
+            writeln!(out, "{}", report::json::line(&summary)).map_err(io)?;
         }
     }
     unwritten_error(unwritten)?;
     Ok(passing == count)
+}
+
+/// Runs every case of many implementations, writing each one's `implementation` event as soon
+/// as its verdict is final (`settle` makes it so) while the others run. A write that fails stops
+/// the stream, not the run: the error is returned beside the results.
+fn stream(
+    opts: &CheckOptions,
+    entries: Vec<(Entry, Option<crate::grade::Started>)>,
+    cases: &[Case],
+    settle: &impl Fn(usize, &mut Graded),
+    out: &mut impl Write,
+) -> (Vec<Graded>, std::io::Result<()>) {
+    let (sender, finished) = std::sync::mpsc::channel::<(usize, Graded)>();
+    let mut written = Ok(());
+    let graded = std::thread::scope(|s| {
+        let run = s.spawn(move || {
+            run_streaming(opts, entries, cases, &move |i, g| {
+                let _ = sender.send((i, g));
+            })
+        });
+        // Ends when the run ends and drops the sender.
+        for (i, mut g) in finished {
+            settle(i, &mut g);
+            if written.is_ok() {
+                let event = report::json_implementation(cases, &g, i);
+                written = writeln!(out, "{event}").and_then(|()| out.flush());
+            }
+        }
+        run.join()
+    });
+    (
+        graded.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        written,
+    )
 }
 
 /// The report files asked for: JUnit, markdown, HTML. `verdicts` are the one implementation's,

@@ -44,6 +44,7 @@ pub fn start(entry: &Entry) -> Result<Started, String> {
 }
 
 /// One implementation's results.
+#[derive(Clone)]
 pub struct Graded {
     pub entry: Entry,
     /// How it described itself, or why it could not start.
@@ -345,6 +346,34 @@ impl Slot {
         }
     }
 
+    /// What the slot holds, as results: a case never recorded counts as not run.
+    fn graded(&self, slow: Vec<bool>) -> Graded {
+        let ran = self.ran.lock().map_or_else(
+            |_| Vec::new(),
+            |ran| {
+                ran.iter()
+                    .map(|r| {
+                        r.clone()
+                            .unwrap_or(Ran::Failed(Failure::NotRun("not run".into())))
+                    })
+                    .collect()
+            },
+        );
+        Graded {
+            entry: self.entry.clone(),
+            started: self
+                .started
+                .get()
+                .cloned()
+                .unwrap_or(Err("no case was run".to_string())),
+            ran,
+            slow,
+            expectations: None,
+            scope: Scope::FULL,
+            passed: false,
+        }
+    }
+
     fn get(&self, case: usize) -> Option<Ran> {
         self.ran
             .lock()
@@ -387,6 +416,20 @@ pub fn run_all_with(
     jobs: usize,
     progress: &Progress,
 ) -> Vec<Graded> {
+    run_all_streaming(entries, cases, jobs, progress, &|_, _| {})
+}
+
+/// As [`run_all_with`], also handing each implementation's results to `finished` (with its
+/// index among `entries`) once they are final, while the others run on: at its last case when
+/// none of its cases timed out, else after its timeouts were run again alone at the end. Called
+/// once per implementation, from the worker threads; expectations and scope are the caller's.
+pub fn run_all_streaming(
+    entries: Vec<(Entry, Option<Started>)>,
+    cases: &[Case],
+    jobs: usize,
+    progress: &Progress,
+    finished: &(dyn Fn(usize, Graded) + Sync),
+) -> Vec<Graded> {
     let slots: Vec<Slot> = entries
         .into_iter()
         .map(|(entry, started)| Slot::new(entry, cases.len(), started))
@@ -417,36 +460,25 @@ pub fn run_all_with(
                     progress.done.fetch_add(1, Ordering::Relaxed);
                     if slot.done(cases, case, ran) {
                         progress.finished.fetch_add(1, Ordering::Relaxed);
+                        // Its timeouts are run again at the end, which may change their verdicts.
+                        if slot.timed_out().is_empty() {
+                            finished(i / cases.len(), slot.graded(vec![false; cases.len()]));
+                        }
                     }
                 }
             });
         }
     });
-    let slow: Vec<Vec<bool>> = slots.iter().map(|slot| rerun_alone(slot, cases)).collect();
     slots
-        .into_iter()
-        .zip(slow)
-        .map(|(slot, slow)| {
-            let started = slot
-                .started
-                .into_inner()
-                .unwrap_or(Err("no case was run".to_string()));
-            let ran = slot
-                .ran
-                .into_inner()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|r| r.unwrap_or(Ran::Failed(Failure::NotRun("not run".into()))))
-                .collect();
-            Graded {
-                entry: slot.entry,
-                started,
-                ran,
-                slow,
-                expectations: None,
-                scope: Scope::FULL,
-                passed: false,
+        .iter()
+        .enumerate()
+        .map(|(i, slot)| {
+            if slot.timed_out().is_empty() {
+                return slot.graded(vec![false; cases.len()]);
             }
+            let graded = slot.graded(rerun_alone(slot, cases));
+            finished(i, graded.clone());
+            graded
         })
         .collect()
 }
@@ -554,5 +586,38 @@ mod tests {
                 .all(|v| matches!(v, Verdict::NotRun(m) if m.contains("cannot start")))
         );
         assert_eq!(graded[1].grade(&cases).full[2].passed, 0);
+    }
+
+    #[test]
+    fn each_implementation_is_handed_over_once_with_its_final_results() {
+        let cases: Vec<Case> = Corpus::builtin().cases.into_iter().take(6).collect();
+        let dead = Entry {
+            name: "dead".into(),
+            command: Some("exit 3".into()),
+            ..Entry::reference()
+        };
+        let seen = Mutex::new(Vec::new());
+        let graded = run_all_streaming(
+            vec![(Entry::reference(), None), (dead, None)],
+            &cases,
+            2,
+            &Progress::default(),
+            &|i, g| {
+                seen.lock()
+                    .expect("not poisoned")
+                    .push((i, g.ran, g.started.is_ok()))
+            },
+        );
+        let mut seen = seen.into_inner().expect("not poisoned");
+        seen.sort_by_key(|(i, _, _)| *i);
+        assert_eq!(seen.len(), 2, "one hand-over per implementation");
+        for ((i, ran, started), g) in seen.iter().zip(&graded) {
+            assert_eq!(
+                ran, &g.ran,
+                "implementation {i}: what was streamed is what is returned"
+            );
+            assert_eq!(*started, g.started.is_ok());
+        }
+        assert!(seen[0].2 && !seen[1].2);
     }
 }

@@ -68,8 +68,10 @@ fn a_hang_in_python_is_reported_with_the_line_it_hung_on() {
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let report = text(&o);
     assert!(report.contains("no answer within 1 s"), "{report}");
+    // The loop's line, 2 or 3, depends on where the signal finds it.
     assert!(
-        report.contains("sol.py\", line 2 in process"),
+        report.contains("sol.py\", line 2 in process")
+            || report.contains("sol.py\", line 3 in process"),
         "no stack: {report}"
     );
     let _ = std::fs::remove_dir_all(&dir);

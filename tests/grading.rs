@@ -39,9 +39,14 @@ fn grade_folder(test: &str) -> (std::path::PathBuf, Output, Vec<(String, Value)>
         &dir,
         &["check", "--manifest", "grading.toml", "--format", "json"],
     );
-    let found = events(&out)
+    // Events come as each implementation finishes; `index` is the manifest's order.
+    let mut found: Vec<Value> = events(&out)
         .into_iter()
         .filter(|v| v["event"] == "implementation")
+        .collect();
+    found.sort_by_key(|v| v["index"].as_u64());
+    let found = found
+        .into_iter()
         .map(|v| (v["name"].as_str().unwrap_or_default().to_string(), v))
         .collect();
     (dir, out, found)

@@ -3,7 +3,7 @@
 //! as JSON lines, one event per implementation.
 
 use super::inert::{LINE_LIMIT, clip, clip_report, terminal_line};
-use super::{Style, Tally, message, verdict_word};
+use super::{Style, Tally};
 use crate::case::{Case, Part};
 use crate::grade::{Grade, Graded};
 use serde_json::{Value, json};
@@ -171,9 +171,10 @@ pub fn success(cases: &[Case], g: &Graded, strict: bool, allow_skips: bool) -> b
     t.success(allow_skips) && (!strict || t.unexpected_passes == 0)
 }
 
-/// One JSON object per implementation: its name and command, how it started, its grade and
-/// its grade in the brief's terms, and every case's verdict.
-pub fn json_implementation(cases: &[Case], g: &Graded) -> String {
+/// One JSON object per implementation: its name and command, how it started, the run's verdict
+/// on it, its grade and its grade in the brief's terms, and every case as in a single run.
+/// `index`: its place in the run's order of implementations (events come as each finishes).
+pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
     let verdicts = g.judged(cases);
     let mut tally = Tally::default();
     verdicts.iter().for_each(|v| tally.add(v));
@@ -191,19 +192,21 @@ pub fn json_implementation(cases: &[Case], g: &Graded) -> String {
             .collect::<serde_json::Map<String, Value>>()
             .into()
     };
-    json!({
+    let scope = g.scope.with_numbers(g.numbers());
+    super::json::line(&json!({
         "event": "implementation",
+        "index": index,
         "name": clip(&g.entry.name, LINE_LIMIT),
         "command": g.entry.command,
         "started": g.started.is_ok(),
+        "passed": g.passed,
         "describe": g.started.as_ref().map(|s| clip(&s.describe, LINE_LIMIT)).ok(),
         "startup_error": g.started.as_ref().err().map(|e| clip_report(e)),
         "grade": {"full": scores(&grade.full), "brief": scores(&grade.brief)},
         "brief_terms": grade.in_brief_terms(),
         "total": tally.to_json(),
-        "cases": cases.iter().zip(&verdicts).map(|(c, v)| json!({
-            "name": c.name(), "verdict": verdict_word(v), "message": message(v),
-        })).collect::<Vec<Value>>(),
-    })
-    .to_string()
+        "cases": cases.iter().zip(&verdicts).zip(g.ran.iter().zip(&g.slow))
+            .map(|((c, v), (ran, slow))| super::json::case(c, v, ran, scope, *slow))
+            .collect::<Vec<Value>>(),
+    }))
 }

@@ -7,7 +7,7 @@ mod grade;
 mod html;
 mod human;
 pub mod inert;
-mod json;
+pub mod json;
 mod junit;
 mod markdown;
 
