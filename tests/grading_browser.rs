@@ -146,11 +146,7 @@ fn the_html_report_renders_the_matrix_and_a_selected_cells_diff() {
         .output()
         .expect("hookcheck runs");
     assert_eq!(out.status.code(), Some(1));
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .filter(|v: &Value| v["event"] == "implementation")
-        .collect();
+    let events = common::implementation_events(&out.stdout);
     let names: Vec<&str> = events.iter().filter_map(|e| e["name"].as_str()).collect();
     assert_eq!(names, ["capped", "good", "hangs", "crashes"]);
     let failing_in_json: Vec<usize> = events
@@ -395,11 +391,7 @@ fn a_class_report_sorts_opens_a_submission_and_links_to_any_cell() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .filter(|v: &Value| v["event"] == "implementation")
-        .collect();
+    let events = common::implementation_events(&out.stdout);
     let names: Vec<&str> = events.iter().filter_map(|e| e["name"].as_str()).collect();
     assert_eq!(names.len(), 20, "{names:?}");
     assert_eq!(

@@ -148,3 +148,15 @@ pub fn fresh(name: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     dir
 }
+
+/// The `implementation` events of a `--format json` run over many implementations, in the order
+/// of the command line or manifest (`index`): they are written as each one finishes.
+pub fn implementation_events(stdout: &[u8]) -> Vec<serde_json::Value> {
+    let mut events: Vec<serde_json::Value> = String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|v: &serde_json::Value| v["event"] == "implementation")
+        .collect();
+    events.sort_by_key(|v| v["index"].as_u64());
+    events
+}
