@@ -72,7 +72,9 @@ pub enum Recorded {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
-    part: Part,
+    /// Read as text and checked after the cases, so that a misspelled part does not hide the
+    /// file's other problems.
+    part: Spanned<String>,
     cases: Vec<RawCase>,
 }
 
@@ -456,6 +458,7 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
     options.budget = Some(budget_for(text));
     let raw: RawFile =
         serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(&e, path))?;
+    let part = Part::parse(raw.part.value.trim());
     let file: Arc<Path> = Arc::from(path);
     let at = |location: &serde_saphyr::Location, reason: String| LoadError {
         file: path.to_path_buf(),
@@ -489,10 +492,30 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
             recorded: c.recorded,
             situations: c.situations,
             steps,
-            part: raw.part,
+            part: part.unwrap_or(Part::Retries),
             suite: suite.to_string(),
             file: Arc::clone(&file),
         });
+    }
+    if part.is_none() {
+        let names: Vec<&str> = Part::ALL.iter().map(|p| p.as_str()).collect();
+        let near = crate::spec::closest(raw.part.value.trim(), names.iter().copied())
+            .map(|n| format!(": did you mean `{n}`?"))
+            .unwrap_or_default();
+        // The cases parsed: their own problems are told now too, not after the part is fixed.
+        let also: Vec<String> = crate::corpus::problems(&cases, &crate::spec::rules())
+            .into_iter()
+            .map(|p| format!("\n{p}"))
+            .collect();
+        return Err(at(
+            &raw.part.referenced,
+            format!(
+                "unknown part `{}`, expected one of {}{near}{}",
+                raw.part.value,
+                names.join(", "),
+                also.concat()
+            ),
+        ));
     }
     let scanned = scan_ids(text);
     let parsed: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
@@ -948,6 +971,24 @@ mod schema_tests {
         assert_eq!(
             keys(&schema["$defs"]["step"]),
             ["clarified", "expect", "op", "spelling"]
+        );
+    }
+
+    #[test]
+    fn a_misspelled_part_does_not_hide_the_other_problems() {
+        let text = "part: retires\ncases:\n  - id: a-case\n    title: t\n    rules: [no.such-rule]\n    \
+                    origin: brief\n    steps:\n      - op: [process, 0]\n        expect: []\n";
+        let err =
+            super::parse(text, std::path::Path::new("p.yaml"), "s").expect_err("unknown part");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("p.yaml:1:7: unknown part `retires`"),
+            "{message}"
+        );
+        assert!(message.contains("did you mean `retries`?"), "{message}");
+        assert!(
+            message.contains("cites unknown rule `no.such-rule`"),
+            "{message}"
         );
     }
 }
