@@ -622,7 +622,7 @@ fn too_deep() -> String {
 fn non_json_number(spelling: &str) -> String {
     format!(
         "`{spelling}` is a YAML number that JSON cannot carry as written, so it cannot be sent \
-         to implementations: write it as JSON writes numbers (`31`, `-0.5`, `1e3`), or quote it \
+         to implementations: write it as JSON writes numbers (`31`, `-0.5`, `1e+3`), or quote it \
          to send a string"
     )
 }
@@ -699,8 +699,9 @@ impl<'de> Deserialize<'de> for Node {
 }
 
 /// The JSON value of a node, each number exactly as the file spells it (serde_json keeps the
-/// spelling: `arbitrary_precision`), so `1e3` reaches implementations as `1e3`, not `1000.0`.
-/// A number JSON cannot spell that way (`0x1F`, `+1`, `.inf`) is refused, with its place.
+/// spelling: `arbitrary_precision`), so `1e+3` reaches implementations as `1e+3`, not `1000.0`.
+/// A number JSON cannot send as spelled (`0x1F`, `+1`, `.inf`, `1e3` that it writes `1e+3`) is
+/// refused, with its place.
 fn to_value(node: Spanned<Node>, text: &str) -> Result<Value, (serde_saphyr::Location, String)> {
     Ok(match node.value {
         Node::Null => Value::Null,
@@ -717,10 +718,20 @@ fn to_value(node: Spanned<Node>, text: &str) -> Result<Value, (serde_saphyr::Loc
                 })
                 .unwrap_or("")
                 .trim();
-            // serde_json keeps digits, sign and fraction exactly and writes the exponent as
-            // `e+3`/`e-3`: the same value and the same kind of number for every JSON reader.
+            // serde_json keeps digits, sign and fraction exactly but writes an exponent as
+            // `e+3`: a spelling it would change is refused, so that what a case file says is
+            // exactly what implementations receive.
             match serde_json::from_str::<Value>(spelling) {
-                Ok(Value::Number(n)) => Value::Number(n),
+                Ok(Value::Number(n)) if n.to_string() == spelling => Value::Number(n),
+                Ok(Value::Number(n)) => {
+                    return Err((
+                        node.referenced,
+                        format!(
+                            "`{spelling}` would reach implementations as `{n}` (how the JSON \
+                             they receive is written): write `{n}`, or quote it to send a string"
+                        ),
+                    ));
+                }
                 _ => return Err((node.referenced, non_json_number(spelling))),
             }
         }
@@ -857,12 +868,15 @@ cases:
                 .expect("block style loads");
             assert_eq!(block[1].to_string(), spelling);
         }
-        // serde_json writes every exponent with its sign: same value, still an exponent.
+        // An exponent JSON would write another way (`1e3` goes out as `1e+3`) is refused, with
+        // the spelling that would be sent: what the file says is what implementations receive.
         for (written, sent) in [("1e3", "1e+3"), ("1E3", "1e+3"), ("2E-2", "2e-2")] {
-            let op = op_of(&format!("[process, {written}]")).expect("loads");
+            let e = op_of(&format!("[process, {written}]")).expect_err("refused");
+            assert!(e.reason.contains(&format!("write `{sent}`")), "{e}");
+            let op = op_of(&format!("[process, {sent}]")).expect("loads");
             assert_eq!(op[1].to_string(), sent);
         }
-        let nested = op_of("[enqueue, 0, a, b, {x: [1e3, 2.50]}]").expect("loads");
+        let nested = op_of("[enqueue, 0, a, b, {x: [1e+3, 2.50]}]").expect("loads");
         assert_eq!(
             nested.to_string(),
             r#"["enqueue",0,"a","b",{"x":[1e+3,2.50]}]"#

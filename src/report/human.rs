@@ -125,11 +125,33 @@ pub fn human_summary(
             terminal_line(&clip(reason, super::inert::LINE_LIMIT))
         );
     }
-    if !notes.is_empty() {
+    // hookcheck's notes, then the counts beside the table's, then the closing line, last.
+    let mut lines: Vec<String> = notes.to_vec();
+    if total.expected_failures + total.unexpected_passes > 0 {
+        lines.push(format!(
+            "expectations: {} failed as expected, {} passed though expected to fail{}",
+            total.expected_failures,
+            total.unexpected_passes,
+            if total.unexpected_passes > 0 {
+                " (take them off the list)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if spelling_steps > 0 {
+        lines.push(format!(
+            "{} left out of the cases that ran (not a case count): their expectations depend \
+             on how a number is written, and this implementation reads number values \
+             (`numbers: values`)",
+            super::count(spelling_steps, "step", "steps")
+        ));
+    }
+    if !lines.is_empty() {
         out.push('\n');
     }
-    for note in notes {
-        let _ = writeln!(out, "{note}");
+    for line in lines {
+        let _ = writeln!(out, "{line}");
     }
     let verdict = if passed {
         style.green("PASSED")
@@ -151,27 +173,5 @@ pub fn human_summary(
         total.not_applicable,
         cases.len(),
     );
-    if total.expected_failures + total.unexpected_passes > 0 {
-        let _ = writeln!(
-            out,
-            "expectations: {} failed as expected, {} passed though expected to fail{}",
-            total.expected_failures,
-            total.unexpected_passes,
-            if total.unexpected_passes > 0 {
-                " (take them off the list)"
-            } else {
-                ""
-            }
-        );
-    }
-    if spelling_steps > 0 {
-        let _ = writeln!(
-            out,
-            "{} left out of the cases that ran (not a case count): their expectations depend \
-             on how a number is written, and this implementation reads number values \
-             (`numbers: values`)",
-            super::count(spelling_steps, "step", "steps")
-        );
-    }
     out
 }
