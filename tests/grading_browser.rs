@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{chromium, grader_folder, root};
+use common::{grader_folder, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,31 +23,12 @@ fn browse(dir: &Path, url: &str, what: &str) -> String {
 
 /// `browse` in a window of `size` (`width,height`).
 fn browse_at(dir: &Path, url: &str, what: &str, size: &str) -> String {
-    let profile = dir.join(format!("profile-{}", what.len()));
-    let out = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=5000",
-        ])
-        .arg(format!("--window-size={size}"))
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(what)
-        .arg(url)
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::headless(
+        &dir.join(format!("profile-{}", what.len())),
+        url,
+        what,
+        size,
+    )
 }
 
 /// `attr="value"` of every element in `dom` that has `marker` in its start tag.

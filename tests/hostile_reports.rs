@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{chromium, root};
+use common::root;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -342,28 +342,12 @@ fn assert_html_inert_data(html: &str) {
 /// The DOM of `file` after headless Chromium ran its scripts (and let images fail to load,
 /// which fires `onerror`).
 fn dom(dir: &Path, file: &Path) -> String {
-    let out = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--virtual-time-budget=5000",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
-        .arg(format!("file://{}", file.display()))
-        .output()
-        .expect("chromium runs");
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::headless(
+        &dir.join("profile"),
+        &format!("file://{}", file.display()),
+        "--dump-dom",
+        "1280,800",
+    )
 }
 
 /// The text of the first `<title>` of a dumped DOM.

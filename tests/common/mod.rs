@@ -160,3 +160,32 @@ pub fn implementation_events(stdout: &[u8]) -> Vec<serde_json::Value> {
     events.sort_by_key(|v| v["index"].as_u64());
     events
 }
+
+/// Headless Chromium on `url` with its own profile folder: `what` is `--dump-dom` or
+/// `--screenshot=FILE`; returns what it printed (the DOM for `--dump-dom`).
+pub fn headless(profile: &Path, url: &str, what: &str, size: &str) -> String {
+    let out = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+        ])
+        .arg(format!("--window-size={size}"))
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(what)
+        .arg(url)
+        .output()
+        .expect("chromium runs");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
