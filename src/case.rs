@@ -214,7 +214,7 @@ pub struct Source {
 
 /// The largest case file hookcheck reads: far above any hand-written or recorded file (100,000
 /// recorded steps take about 8 MiB), and small enough that parsing it cannot exhaust memory.
-pub const MAX_CASE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+pub const MAX_CASE_FILE_BYTES: u64 = crate::textfile::MAX_BYTES;
 
 /// What a walk of a cases folder found: the case files, and what it skipped, each as a warning
 /// naming the path.
@@ -297,7 +297,7 @@ pub fn discover_all(root: &Path) -> Result<Discovery, LoadError> {
                 warnings.push(format!(
                     "{}: skipped: {}, not a regular file",
                     path.display(),
-                    kind(&meta)
+                    crate::textfile::kind(&meta)
                 ));
             } else if seen.insert(identity(&meta)) {
                 paths.push(path);
@@ -357,73 +357,19 @@ fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
     (meta.dev(), meta.ino())
 }
 
-fn kind(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt as _;
-    let t = meta.file_type();
-    if t.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if t.is_char_device() || t.is_block_device() {
-        "a device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "not a file or folder"
-    }
-}
-
 /// Reads a case file as text, refusing anything but a regular file of at most
 /// [`MAX_CASE_FILE_BYTES`]: the file is opened without blocking (a FIFO swapped in after the
 /// folder walk cannot hang the open) and checked on the open handle, then read through a
 /// bounded reader. A leading byte order mark is dropped (editors on Windows write one).
 pub fn read_case_file(path: &Path) -> Result<String, LoadError> {
-    use std::io::Read as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let fail = |reason: String| LoadError {
-        file: path.to_path_buf(),
-        line: 0,
-        column: 0,
-        reason,
-    };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| fail(format!("cannot read: {e}")))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| fail(format!("cannot read: {e}")))?;
-    if !meta.is_file() {
-        return Err(fail(format!(
-            "cannot read: {}, not a regular file",
-            kind(&meta)
-        )));
-    }
-    let too_large = || {
-        fail(format!(
-            "the file is too large for a case file: more than {} MiB (split it into several files)",
-            MAX_CASE_FILE_BYTES / (1024 * 1024)
-        ))
-    };
-    if meta.len() > MAX_CASE_FILE_BYTES {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_CASE_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > MAX_CASE_FILE_BYTES {
-        return Err(too_large());
-    }
-    let mut text = String::from_utf8(bytes).map_err(|e| {
-        fail(format!(
-            "not UTF-8 text (invalid byte at offset {}); case files are UTF-8",
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
-    if text.starts_with('\u{feff}') {
-        text.drain(..'\u{feff}'.len_utf8());
-    }
-    Ok(text)
+    crate::textfile::read(path, "a case file", "split it into several files").map_err(|reason| {
+        LoadError {
+            file: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            reason,
+        }
+    })
 }
 
 /// The ids of lines of the form `- id: some-id`: by the case format, `id` is the first key of

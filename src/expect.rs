@@ -49,8 +49,8 @@ impl Expected {
 impl Expectations {
     /// Reads an expectations file; every entry names a case and gives a reason or a ticket.
     pub fn load(path: &Path) -> Result<Expectations, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = crate::textfile::read(path, "an expectations file", "list fewer cases")
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         Expectations::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 

@@ -39,6 +39,7 @@ pub mod report;
 pub mod runner;
 pub mod serve;
 pub mod spec;
+pub mod textfile;
 
 pub use dispatcher::{
     Attempt, Dispatcher, Error, EventKey, Outcome, Outcomes, RetryPolicy, State, Status, Ts,

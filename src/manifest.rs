@@ -79,7 +79,8 @@ struct RawEntry {
 /// `expect`) are relative to the manifest's folder; commands run from the current folder.
 pub fn load(path: &Path, defaults: &Options, sandbox: &Sandbox) -> Result<Vec<Entry>, String> {
     let at = |e: String| format!("{}: {e}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| at(format!("cannot read: {e}")))?;
+    let text =
+        crate::textfile::read(path, "a manifest", "list fewer implementations").map_err(at)?;
     let manifest: Manifest = if path.extension().is_some_and(|e| e == "json") {
         serde_json::from_str(&text).map_err(|e| at(e.to_string()))?
     } else {

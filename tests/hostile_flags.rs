@@ -402,3 +402,34 @@ fn modes_mix_and_a_stdin_reader_is_told_about_per_case() {
     assert!(report.contains("try --per-case"), "{report}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A manifest or an expectations file that is a device or a FIFO is refused at once, naming
+/// what it is (`/dev/zero` was read until memory ran out, a FIFO hung).
+#[test]
+fn manifests_and_expectations_are_read_bounded() {
+    let dir = folder("bounded-files");
+    let fifo = dir.join("fifo.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let fifo = fifo.to_string_lossy().into_owned();
+    for (flag, path, needle) in [
+        ("--manifest", "/dev/zero", "a device, not a regular file"),
+        ("--expect", "/dev/zero", "a device, not a regular file"),
+        (
+            "--manifest",
+            fifo.as_str(),
+            "a FIFO (named pipe), not a regular file",
+        ),
+        (
+            "--expect",
+            fifo.as_str(),
+            "a FIFO (named pipe), not a regular file",
+        ),
+    ] {
+        refused(&dir, &["check", flag, path], needle);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
