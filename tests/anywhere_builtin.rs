@@ -16,6 +16,20 @@ fn a_python_file_is_checked_through_the_built_in_adapter() {
     std::fs::copy(example, dir.join("sol.py")).expect("py");
     let o = hookcheck(&dir, &["check", "--impl", "sol.py"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // fuzz reads its --impl as check does.
+    let o = hookcheck(
+        &dir,
+        &[
+            "fuzz",
+            "--impl",
+            "sol.py",
+            "--sequences",
+            "100",
+            "--seed",
+            "1",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     let o = hookcheck(&dir, &["adapter", "node", "vendor"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     assert_eq!(

@@ -199,7 +199,19 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_000)
     });
-    let implementation = match Subprocess::start_or_give_up(command, options) {
+    // The same reading of the command as `check`: a solution file runs through its built-in
+    // adapter.
+    let started = manifest::from_commands(std::slice::from_ref(command), None, &options).and_then(
+        |entries| {
+            let entry = entries
+                .into_iter()
+                .next()
+                .ok_or_else(|| "no implementation".to_string())?;
+            let command = entry.command.unwrap_or_default();
+            Subprocess::start_or_give_up(&command, entry.options)
+        },
+    );
+    let implementation = match started {
         Ok(implementation) => implementation,
         Err(e) => {
             eprintln!("hookcheck fuzz: {}", hookcheck::report::inert::terminal(&e));
