@@ -1,8 +1,8 @@
 //! `cargo test --test conformance`: one libtest-mimic trial per case, named `<suite>::<case id>`,
 //! plus `corpus::*` trials that check the corpus against the spec.
 //!
-//! `HOOKCHECK_IMPL="<command>"` checks that implementation (spec/protocol.md) instead of the
-//! reference; `HOOKCHECK_PER_CASE=1` starts it once per case, `HOOKCHECK_TIMEOUT` sets the
+//! `HOOKCHECK_IMPL="<command>"` (or a solution file, as `hookcheck check --impl` takes it)
+//! checks that implementation (spec/protocol.md) instead of the reference; `HOOKCHECK_PER_CASE=1` starts it once per case, `HOOKCHECK_TIMEOUT` sets the
 //! seconds per case. Cases of parts it does not declare are listed as ignored.
 //! `HOOKCHECK_ORIGIN=brief` checks only what the brief states, as `hookcheck check --origin
 //! brief`: the other cases are listed as ignored.
@@ -64,7 +64,21 @@ fn main() -> ExitCode {
                     }
                 }
             }
-            Arc::new(Subprocess::start(&command, options))
+            // Read as `hookcheck check --impl` reads it: a solution file runs through its
+            // built-in adapter.
+            let entry = match hookcheck::manifest::from_commands(&[command], None, &options) {
+                Ok(entries) => entries.into_iter().next(),
+                Err(e) => {
+                    eprintln!("conformance: HOOKCHECK_IMPL: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let Some(entry) = entry else {
+                eprintln!("conformance: HOOKCHECK_IMPL names no implementation");
+                return ExitCode::from(2);
+            };
+            let command = entry.command.unwrap_or_default();
+            Arc::new(Subprocess::start(&command, entry.options))
         }
         _ => Arc::new(Reference),
     };
@@ -92,7 +106,9 @@ fn main() -> ExitCode {
         })),
     }
     trials.extend(corpus_trials());
-    libtest_mimic::run(&args, trials).exit_code()
+    let code = libtest_mimic::run(&args, trials).exit_code();
+    hookcheck::adapters::cleanup();
+    code
 }
 
 fn case_trials(
