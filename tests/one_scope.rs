@@ -166,4 +166,13 @@ fn cargo_test_with_hookcheck_origin_brief_runs_what_the_cli_runs() {
         "the full run should fail: {}",
         text(&o)
     );
+    // A solution file, as `--impl` takes it, runs through the built-in adapter.
+    let o = Command::new(&harness)
+        .args(["--test-threads", "2"])
+        .current_dir(root())
+        .env("HOOKCHECK_IMPL", "examples/python/dispatcher.py")
+        .env("TMPDIR", common::scratch())
+        .output()
+        .expect("the harness runs");
+    assert!(o.status.success(), "{}", text(&o));
 }
