@@ -449,11 +449,7 @@ pub fn run_all_streaming(
                         break;
                     }
                     let (slot, case) = (&slots[i / cases.len()], i % cases.len());
-                    let ran = match crate::interrupt::reason() {
-                        Some(why) => Ran::Failed(Failure::NotRun(why)),
-                        None => slot.run(&cases[case]),
-                    };
-                    let ran = interrupted(ran);
+                    let ran = slot.run(&cases[case]);
                     if !judge(&cases[case], &ran, Scope::FULL).is_success() {
                         progress.failing.fetch_add(1, Ordering::Relaxed);
                     }
@@ -481,14 +477,6 @@ pub fn run_all_streaming(
             graded
         })
         .collect()
-}
-
-/// A case cut short by Ctrl-C was not judged: not run, not errored.
-fn interrupted(ran: Ran) -> Ran {
-    match (crate::interrupt::reason(), &ran) {
-        (Some(why), Ran::Failed(_)) => Ran::Failed(Failure::NotRun(why)),
-        _ => ran,
-    }
 }
 
 /// Runs the slot's timed-out cases again, one at a time, on a fresh start of the
@@ -523,7 +511,7 @@ fn rerun_alone(slot: &Slot, cases: &[Case]) -> Vec<bool> {
             }
             continue;
         }
-        match interrupted(rerun.run(&cases[i])) {
+        match rerun.run(&cases[i]) {
             Ran::Failed(Failure::TimedOut { message, detail }) => {
                 hangs += 1;
                 slot.record(

@@ -59,6 +59,12 @@ pub enum Ran {
 /// Runs one case on `implementation`. An implementation that sees only number values gets the
 /// case without its `spelling` steps, whose expectations depend on how a number is written.
 pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
+    // After Ctrl-C nothing more is sent, and a case cut short was not judged: not run, never
+    // errored, never a fuzz finding.
+    let interrupted = || crate::interrupt::reason().map(|why| Ran::Failed(Failure::NotRun(why)));
+    if let Some(not_run) = interrupted() {
+        return not_run;
+    }
     if !implementation.parts().contains(&case.part) {
         return Ran::NotApplicable;
     }
@@ -75,7 +81,7 @@ pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
     };
     match implementation.run(&sent) {
         Ok(actual) => Ran::Results(realign(case, actual, scope)),
-        Err(failure) => Ran::Failed(failure),
+        Err(failure) => interrupted().unwrap_or(Ran::Failed(failure)),
     }
 }
 

@@ -279,12 +279,7 @@ fn a_seq_that_is_not_a_whole_number_is_named() {
             "ordering::",
         ],
     );
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(
-        text(&o).contains("`seq` must be a whole number, not 1.0"),
-        "{}",
-        text(&o)
-    );
+    common::says(&o, 1, "`seq` must be a whole number, not 1.0");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -381,8 +376,7 @@ fn modes_mix_and_a_stdin_reader_is_told_about_per_case() {
             "ordering::",
         ],
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(text(&o).contains("2 pass every case"), "{}", text(&o));
+    common::says(&o, 0, "2 pass every case");
     let o = hookcheck(
         &dir,
         &[

@@ -192,37 +192,48 @@ fn endless_bytes_after_a_good_start_stop_where_they_begin() {
     );
 }
 
+/// An input with blanks in it: what comes before, the runs of blank bytes, what comes after, and
+/// the output expected.
+type Blanks = (&'static [u8], [(u8, usize); 2], &'static [u8], &'static str);
+
 #[test]
 fn blanks_in_an_array_are_skipped_not_kept() {
     const BLANKS: usize = 100 << 20;
-    // After the opening bracket, where the first line is looked at to choose the format.
-    let ran = run_fed(&[], |w| {
-        let _ = w.write_all(b"[");
-        let _ = write_repeated(w, b' ', BLANKS);
-        let _ = w.write_all(b"[\"process\",1]]");
-    });
-    assert!(ran.status.success(), "{}", ran.err);
-    assert_eq!(ran.out, "[[]]\n");
-    assert!(ran.peak_kb < SMALL_KB, "peak RSS {} kB", ran.peak_kb);
-    // Between operations, with newlines, and as JSON lines.
-    let ran = run_fed(&[], |w| {
-        let _ = w.write_all(b"[[\"process\",0],");
-        let _ = write_repeated(w, b'\n', BLANKS / 2);
-        let _ = write_repeated(w, b' ', BLANKS / 2);
-        let _ = w.write_all(b"[\"process\",1]]");
-    });
-    assert!(ran.status.success(), "{}", ran.err);
-    assert_eq!(ran.out, "[[],\n []]\n");
-    assert!(ran.peak_kb < SMALL_KB, "peak RSS {} kB", ran.peak_kb);
-    let ran = run_fed(&[], |w| {
-        let _ = w.write_all(b"[\"process\",0]\n");
-        let _ = write_repeated(w, b' ', BLANKS / 2);
-        let _ = write_repeated(w, b'\n', BLANKS / 2);
-        let _ = w.write_all(b"[\"process\",1]\n");
-    });
-    assert!(ran.status.success(), "{}", ran.err);
-    assert_eq!(ran.out, "[]\n[]\n");
-    assert!(ran.peak_kb < SMALL_KB, "peak RSS {} kB", ran.peak_kb);
+    // (before the blanks, the blanks as (byte, count) runs, after them, the output): after the
+    // opening bracket, where the first line is looked at to choose the format; between
+    // operations, with newlines; and as JSON lines.
+    let inputs: [Blanks; 3] = [
+        (
+            b"[",
+            [(b' ', BLANKS), (b' ', 0)],
+            b"[\"process\",1]]",
+            "[[]]\n",
+        ),
+        (
+            b"[[\"process\",0],",
+            [(b'\n', BLANKS / 2), (b' ', BLANKS / 2)],
+            b"[\"process\",1]]",
+            "[[],\n []]\n",
+        ),
+        (
+            b"[\"process\",0]\n",
+            [(b' ', BLANKS / 2), (b'\n', BLANKS / 2)],
+            b"[\"process\",1]\n",
+            "[]\n[]\n",
+        ),
+    ];
+    for (before, blanks, after, out) in inputs {
+        let ran = run_fed(&[], move |w| {
+            let _ = w.write_all(before);
+            for (byte, count) in blanks {
+                let _ = write_repeated(w, byte, count);
+            }
+            let _ = w.write_all(after);
+        });
+        assert!(ran.status.success(), "{}", ran.err);
+        assert_eq!(ran.out, out);
+        assert!(ran.peak_kb < SMALL_KB, "peak RSS {} kB", ran.peak_kb);
+    }
 }
 
 #[test]

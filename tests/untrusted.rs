@@ -110,8 +110,7 @@ fn file_names_with_shell_syntax_are_ordinary_file_names() {
     // A placeholder inside single quotes cannot be filled: an error, not a literal.
     let quoted = format!("python3 {} '{{path}}'", adapter());
     let o = hookcheck(&dir, &["check", "--impl", &quoted, "--each", each]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("single quotes"), "{}", text(&o));
+    common::says(&o, 2, "single quotes");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -121,8 +120,7 @@ fn an_implementation_that_checks_nothing_does_not_pass() {
     // A handshake that declares no part.
     let none = format!("FAKE_PARTS= python3 {} none @@", fake());
     let o = hookcheck(&dir, &["check", "--impl", &none]);
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("nothing was checked"), "{}", text(&o));
+    common::says(&o, 1, "nothing was checked");
     // Every case skipped: not a pass, and --allow-skips does not make it one.
     let skips = format!("python3 {} skipped ::", fake());
     for extra in [None, Some("--allow-skips")] {
@@ -213,12 +211,7 @@ fn a_required_part_that_is_not_declared_fails() {
             "retries,ordering,pause",
         ],
     );
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(
-        text(&o).contains("part `pause` is required"),
-        "{}",
-        text(&o)
-    );
+    common::says(&o, 1, "part `pause` is required");
     std::fs::write(
         dir.join("m.toml"),
         format!(
@@ -276,12 +269,7 @@ fn overload_is_not_failure() {
     args.extend(["--jobs".to_string(), "10000".to_string()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = hookcheck(&dir, &args);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(
-        text(&o).contains("--jobs 10000 is more than"),
-        "{}",
-        text(&o)
-    );
+    common::says(&o, 0, "--jobs 10000 is more than");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -524,12 +512,7 @@ fn fuzz_overload_finds_nothing_in_the_reference() {
             "7",
         ],
     );
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    assert!(
-        text(&o).contains("--jobs 10000 is more than"),
-        "{}",
-        text(&o)
-    );
+    common::says(&o, 0, "--jobs 10000 is more than");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

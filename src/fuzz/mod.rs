@@ -123,10 +123,6 @@ enum Run {
 
 fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run {
     let ran = run(implementation, case);
-    // Ctrl-C kills the implementation mid-sequence: what it then "did" is no finding.
-    if let Some(why) = crate::interrupt::reason() {
-        return Run::Stop(why);
-    }
     if matches!(ran, Ran::Failed(Failure::TimedOut { .. })) {
         return Run::TimedOut;
     }

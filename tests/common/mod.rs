@@ -189,3 +189,10 @@ pub fn headless(profile: &Path, url: &str, what: &str, size: &str) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// The run ended with `code` and its output says `needle`; both shown when not.
+#[track_caller]
+pub fn says(o: &Output, code: i32, needle: &str) {
+    assert_eq!(o.status.code(), Some(code), "{}", text(o));
+    assert!(text(o).contains(needle), "{}", text(o));
+}
