@@ -84,6 +84,14 @@ fn run_bytes(args: &[&str], input: &'static [u8]) -> Ran {
 }
 
 /// `n` bytes of `byte`, written a megabyte at a time (the test holds no more than that).
+/// `input` is refused: exit status 2, and the error says `needle`.
+#[track_caller]
+fn refused(input: &'static [u8], needle: &str) {
+    let ran = run_bytes(&[], input);
+    assert_eq!(ran.status.code(), Some(2), "{}", ran.err);
+    assert!(ran.err.contains(needle), "{}", ran.err);
+}
+
 fn write_repeated(w: &mut dyn Write, byte: u8, n: usize) -> io::Result<()> {
     let block = vec![byte; 1 << 20];
     let mut left = n;
@@ -122,21 +130,13 @@ fn a_byte_order_mark_anywhere_else_is_named() {
         "hookcheck run: not JSON at line 1, column 16: expected value: found a UTF-8 byte \
          order mark (EF BB BF), allowed only at the very start of the input"
     );
-    let ran = run_bytes(&[], b"[\"process\",0]\n\xef\xbb\xbf[\"process\",0]\n");
-    assert_eq!(ran.status.code(), Some(2));
-    assert!(
-        ran.err
-            .contains("line 2, column 1: expected value: found a UTF-8 byte order mark"),
-        "{}",
-        ran.err
+    refused(
+        b"[\"process\",0]\n\xef\xbb\xbf[\"process\",0]\n",
+        "line 2, column 1: expected value: found a UTF-8 byte order mark",
     );
-    let ran = run_bytes(&[], b"\xef\xbb\xbf\xef\xbb\xbf[]");
-    assert_eq!(ran.status.code(), Some(2));
-    assert!(
-        ran.err
-            .contains("at line 1, column 4: the input starts with a second UTF-8 byte order mark"),
-        "{}",
-        ran.err
+    refused(
+        b"\xef\xbb\xbf\xef\xbb\xbf[]",
+        "at line 1, column 4: the input starts with a second UTF-8 byte order mark",
     );
 }
 
@@ -173,22 +173,13 @@ fn endless_bytes_after_a_good_start_stop_where_they_begin() {
     assert_eq!(ran.status.code(), Some(2));
     assert!(ran.err.contains("found byte 0x00"), "{}", ran.err);
     assert!(ran.peak_kb < SMALL_KB, "peak RSS {} kB", ran.peak_kb);
-    let ran = run_bytes(&[], b"hello");
-    assert_eq!(ran.status.code(), Some(2));
-    assert!(
-        ran.err
-            .contains("line 1, column 1: the input starts with `h`, which is not JSON"),
-        "{}",
-        ran.err
+    refused(
+        b"hello",
+        "line 1, column 1: the input starts with `h`, which is not JSON",
     );
-    let ran = run_bytes(&[], b"\n  {\"operations\": []}");
-    assert_eq!(ran.status.code(), Some(2));
-    assert!(
-        ran.err.contains(
-            "line 2, column 3: the input starts with `{`, the start of an object in JSON"
-        ),
-        "{}",
-        ran.err
+    refused(
+        b"\n  {\"operations\": []}",
+        "line 2, column 3: the input starts with `{`, the start of an object in JSON",
     );
 }
 
