@@ -17,6 +17,9 @@ pub struct Attempt {
     pub number: u32,
     pub status: u16,
     pub outcome: Outcome,
+    /// This attempt disabled its endpoint (`gone.disable`): the `process` result shows the
+    /// record `"<endpoint_id> disabled"` right after this attempt's.
+    pub disabled_endpoint: bool,
 }
 
 /// An attempt with its event id, displayed as the brief's record string,

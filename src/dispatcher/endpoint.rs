@@ -1,6 +1,7 @@
 //! An endpoint: its pending events in enqueue order and its own dead letters, so that ordering,
 //! pause and replay work on one endpoint's events without touching anyone else's.
 
+use super::policy::{DEFAULT, RetryPolicy};
 use super::{EventKey, Ts};
 use std::collections::VecDeque;
 
@@ -29,6 +30,8 @@ pub(crate) struct Endpoint {
     pub pending: VecDeque<EventKey>,
     /// This endpoint's dead events in enqueue order, so a replay costs only its own dead letters.
     pub dead: Vec<EventKey>,
+    /// `None` for the default policy, which is by far the usual case: one pointer, no allocation.
+    pub policy: Option<Box<RetryPolicy>>,
 }
 
 impl Endpoint {
@@ -40,7 +43,13 @@ impl Endpoint {
             enabled_at: 0,
             pending: VecDeque::new(),
             dead: Vec::new(),
+            policy: None,
         }
+    }
+
+    /// The policy in force (`policy.get`, `policy.in-force`).
+    pub fn policy(&self) -> &RetryPolicy {
+        self.policy.as_deref().unwrap_or(&DEFAULT)
     }
 
     pub fn head(&self) -> Option<EventKey> {

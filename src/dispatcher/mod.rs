@@ -2,7 +2,8 @@
 //!
 //! Sized for millions of events: `ready` holds the head of each enabled endpoint, keyed by (due
 //! time, enqueue order), so a `process` call costs O(log n) per attempt and O(1) when nothing is
-//! due; pause and replay touch only the endpoint's own dead events.
+//! due; pause and replay touch only the endpoint's own dead events. Each endpoint carries its
+//! own `RetryPolicy` (Part 4), absent for the default one.
 
 mod attempt;
 mod endpoint;
@@ -19,23 +20,25 @@ pub use attempt::{Attempt, Outcome, Record};
 pub use endpoint::EndpointKey;
 pub use error::Error;
 pub use event::EventKey;
+pub use outcome::MAX_RETRY_AFTER;
 pub use outcome::{Class, Outcomes, classify};
-pub use policy::RetryPolicy;
+pub use policy::{MAX_ATTEMPTS, MAX_WAIT, RetryPolicy};
 pub use status::{State, Status};
 
 use endpoint::Endpoint;
 use event::{Event, Lifecycle};
 use ids::Ids;
-use outcome::Script;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 
 /// Simulated time in seconds.
 pub type Ts = i64;
 
+/// `op.ts-range` and `retry.beyond-range`: no due time may pass it.
+pub const TS_LIMIT: Ts = (1 << 53) - 1;
+
 #[derive(Debug, Default)]
 pub struct Dispatcher {
-    policy: RetryPolicy,
     endpoints: Vec<Endpoint>,
     endpoint_ids: Ids,
     events: Vec<Event>,
@@ -48,18 +51,15 @@ pub struct Dispatcher {
     /// Dead-lettered events by order of death (`dead.list`).
     dead_letters: BTreeMap<u64, EventKey>,
     next_letter: u64,
+    /// The `retry_after` lists of the events whose outcomes gave any (Part 5), by event. Kept
+    /// apart from `Event` so that the brief's plain scripts pay nothing for them, not even size;
+    /// it is consulted only for a 429 or 503.
+    retry_after: HashMap<EventKey, Box<[u32]>>,
 }
 
 impl Dispatcher {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    pub fn with_policy(policy: RetryPolicy) -> Self {
-        Dispatcher {
-            policy,
-            ..Self::default()
-        }
     }
 
     /// `register.duplicate`: an existing endpoint is never replaced.
@@ -88,10 +88,15 @@ impl Dispatcher {
                 .ok_or(Error::DuplicateEvent)?,
         );
         let ep = &mut self.endpoints[endpoint.index()];
+        // Any later policy may allow up to `MAX_ATTEMPTS`, so entries up to there are kept.
+        let (script, retry_after) = outcomes.into_script(MAX_ATTEMPTS);
+        if let Some(list) = retry_after {
+            self.retry_after.insert(key, list);
+        }
         self.events.push(Event {
             endpoint,
             epoch: ep.epoch,
-            script: Script::new(outcomes, self.policy.max_attempts()),
+            script,
             attempts: 0,
             lifecycle: Lifecycle::Pending { due_at: ts },
         });
@@ -101,6 +106,24 @@ impl Dispatcher {
             self.ready.push(Reverse((ts, key)));
         }
         Ok(key)
+    }
+
+    /// `policy.set`, `policy.default` (`None`): the endpoint's whole policy is replaced; no
+    /// scheduled retry moves (`policy.no-reschedule`), as due times are stored, not derived.
+    pub fn set_policy(
+        &mut self,
+        endpoint_id: &str,
+        policy: Option<RetryPolicy>,
+    ) -> Result<(), Error> {
+        let endpoint = self.endpoint_key(endpoint_id)?;
+        self.endpoints[endpoint.index()].policy = policy.map(Box::new);
+        Ok(())
+    }
+
+    /// `policy.get`: the policy in force for the endpoint.
+    pub fn policy(&self, endpoint_id: &str) -> Result<&RetryPolicy, Error> {
+        let endpoint = self.endpoint_key(endpoint_id)?;
+        Ok(self.endpoints[endpoint.index()].policy())
     }
 
     pub fn status(&self, event_id: &str) -> Result<Status, Error> {
@@ -137,6 +160,11 @@ impl Dispatcher {
 
     pub fn event_id(&self, key: EventKey) -> &str {
         self.event_ids.name(key.0)
+    }
+
+    /// The id of the endpoint an event belongs to.
+    pub fn endpoint_of(&self, key: EventKey) -> &str {
+        self.endpoint_ids.name(self.events[key.index()].endpoint.0)
     }
 
     /// A pending event's due time: its own, unless its endpoint was enabled since it was set

@@ -1,5 +1,6 @@
 //! Scripted HTTP outcomes: the validated `outcomes` list of an event (`outcomes.valid`,
-//! `outcomes.script`) and the classification of one status (`classify.*`).
+//! `outcomes.script`, and Part 5's objects with `retry_after`, `outcomes.objects`) and the
+//! classification of one status (`classify.*`).
 
 use super::Error;
 
@@ -19,11 +20,62 @@ pub fn classify(status: u16) -> Class {
     }
 }
 
-/// A non-empty list of valid statuses; holding one proves the list was validated.
+/// A non-empty list of valid statuses, each with its `retry_after` if it has one; holding one
+/// proves the list was validated.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcomes(Statuses);
+pub struct Outcomes {
+    statuses: Statuses,
+    /// The `retry_after` of each entry (`NO_RETRY_AFTER` where none), or `None` when no entry has
+    /// one: plain scripts, the brief's, carry nothing more than their statuses.
+    retry_after: Option<Box<[u32]>>,
+}
+
+/// `outcomes.objects`: the largest `retry_after`, 30 days.
+pub const MAX_RETRY_AFTER: i64 = 2_592_000;
+/// Marks an entry without `retry_after`; beyond every valid value.
+pub(crate) const NO_RETRY_AFTER: u32 = u32::MAX;
 
 impl Outcomes {
+    /// Validates a script of entries `(status, retry_after)`: non-empty, each status 0 or in
+    /// 100..=599, each `retry_after` in 0..=2592000 (`outcomes.objects`).
+    pub fn with_retry_after<I: IntoIterator<Item = (i64, Option<i64>)>>(
+        entries: I,
+    ) -> Result<Self, Error> {
+        let mut waits = Vec::new();
+        let mut any = false;
+        let statuses = entries.into_iter().map(|(status, retry_after)| {
+            let r = match retry_after {
+                None => Ok(NO_RETRY_AFTER),
+                Some(r @ 0..=MAX_RETRY_AFTER) => {
+                    any = true;
+                    u32::try_from(r).map_err(|_| Error::InvalidOutcomes)
+                }
+                Some(_) => Err(Error::InvalidOutcomes),
+            };
+            waits.push(r);
+            status
+        });
+        let mut outcomes = Outcomes::new(statuses)?;
+        let waits = waits.into_iter().collect::<Result<Box<[u32]>, Error>>()?;
+        if any {
+            outcomes.retry_after = Some(waits);
+        }
+        Ok(outcomes)
+    }
+
+    /// Splits the outcomes into what an event keeps: the statuses of the first `usable` attempts
+    /// and their `retry_after` list, if any entry had one.
+    pub(crate) fn into_script(self, usable: u32) -> (Script, Option<Box<[u32]>>) {
+        let usable = usize::try_from(usable).unwrap_or(usize::MAX);
+        let retry_after = self.retry_after.map(|mut list| {
+            if list.len() > usable {
+                list = list[..usable].into();
+            }
+            list
+        });
+        (Script(self.statuses.truncate(usable)), retry_after)
+    }
+
     /// Validates a script: non-empty, each status 0 or in 100..=599.
     pub fn new<I: IntoIterator<Item = i64>>(statuses: I) -> Result<Self, Error> {
         // A script may be millions of statuses long: past the inline ones they go to a growable
@@ -56,7 +108,10 @@ impl Outcomes {
         } else {
             Statuses::Spilled(long.into_boxed_slice())
         };
-        Ok(Outcomes(list))
+        Ok(Outcomes {
+            statuses: list,
+            retry_after: None,
+        })
     }
 }
 
@@ -104,14 +159,14 @@ impl Statuses {
 }
 
 /// The part of a script an event can use, as the dispatcher stores it: attempt *n* never exceeds
-/// the policy's maximum, so later entries are dropped.
+/// the most attempts any policy allows, so later entries are dropped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Script(Statuses);
 
 impl Script {
+    #[cfg(test)]
     pub fn new(outcomes: Outcomes, max_attempts: u32) -> Self {
-        let usable = usize::try_from(max_attempts).unwrap_or(usize::MAX);
-        Script(outcomes.0.truncate(usable))
+        outcomes.into_script(max_attempts).0
     }
 
     /// The status of attempt `n` (1-based); the last entry repeats (`outcomes.script`).
@@ -161,6 +216,31 @@ mod tests {
                 "{bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn retry_after_is_kept_only_when_given_and_checked() {
+        let plain = Outcomes::with_retry_after([(503, None), (200, None)]).expect("valid");
+        assert_eq!(plain, Outcomes::new([503, 200]).expect("valid"));
+        let with = Outcomes::with_retry_after([
+            (503, Some(45)),
+            (429, Some(MAX_RETRY_AFTER)),
+            (200, None),
+        ])
+        .expect("valid");
+        let (script, ra) = with.into_script(2);
+        assert_eq!(script.for_attempt(3), 429);
+        assert_eq!(ra.as_deref(), Some(&[45, 2_592_000][..]));
+        for bad in [Some(-1), Some(MAX_RETRY_AFTER + 1)] {
+            assert_eq!(
+                Outcomes::with_retry_after([(503, bad)]),
+                Err(Error::InvalidOutcomes)
+            );
+        }
+        assert_eq!(
+            Outcomes::with_retry_after([(700, Some(5))]),
+            Err(Error::InvalidOutcomes)
+        );
     }
 
     #[test]

@@ -1,52 +1,95 @@
-//! The retry policy: how many attempts an event gets and how long to wait after each failure
-//! (spec rules `retry.max-attempts`, `retry.wait-schedule`).
+//! The retry policy of one endpoint (spec section 11, `policy.*`): how many attempts an event
+//! gets and how long to wait after each failure. The brief's schedule (`retry.max-attempts`,
+//! `retry.wait-schedule`) is the default value, held in a `static` so that an endpoint without a
+//! policy of its own costs no allocation.
 
-use super::Ts;
+use super::{Error, Ts};
+use std::borrow::Cow;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `policy.valid`: the most attempts a policy may allow.
+pub const MAX_ATTEMPTS: u32 = 100;
+/// `policy.valid`: the longest wait a policy may give (30 days).
+pub const MAX_WAIT: u32 = 2_592_000;
+
+const BRIEF_WAITS: [u32; 5] = [30, 60, 120, 240, 300];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
-    max_attempts: u32,
-    first_wait: Ts,
-    max_wait: Ts,
+    attempts: u32,
+    waits: Cow<'static, [u32]>,
+    /// `gone.policy-key`: kept as given (absent, `true` or `false`), because `policy.get`
+    /// returns exactly the keys `set_policy` gave.
+    disable_on_gone: Option<bool>,
 }
 
+/// The default policy, shared by every endpoint that has none of its own.
+pub static DEFAULT: RetryPolicy = RetryPolicy {
+    attempts: 6,
+    waits: Cow::Borrowed(&BRIEF_WAITS),
+    disable_on_gone: None,
+};
+
 impl Default for RetryPolicy {
-    /// The brief's policy: 6 attempts, waits of 30, 60, 120, 240, 300.
+    /// The brief's policy: 6 attempts, waits of 30, 60, 120, 240, 300 (`policy.default`).
     fn default() -> Self {
-        RetryPolicy {
-            max_attempts: 6,
-            first_wait: 30,
-            max_wait: 300,
-        }
+        DEFAULT.clone()
     }
 }
 
 impl RetryPolicy {
-    /// A custom policy; `None` unless at least one attempt is allowed and
-    /// `0 < first_wait <= max_wait` (a zero wait would allow two attempts in one process call).
-    pub fn new(max_attempts: u32, first_wait: Ts, max_wait: Ts) -> Option<Self> {
-        (max_attempts >= 1 && first_wait >= 1 && first_wait <= max_wait).then_some(RetryPolicy {
-            max_attempts,
-            first_wait,
-            max_wait,
+    /// A policy of `attempts` in 1..=100 and a non-empty `waits` list of values in 1..=2592000
+    /// (`policy.valid`); `InvalidPolicy` otherwise.
+    pub fn new(attempts: u32, waits: Vec<u32>) -> Result<Self, Error> {
+        let valid = (1..=MAX_ATTEMPTS).contains(&attempts)
+            && !waits.is_empty()
+            && waits.iter().all(|w| (1..=MAX_WAIT).contains(w));
+        if !valid {
+            return Err(Error::InvalidPolicy);
+        }
+        Ok(RetryPolicy {
+            attempts,
+            waits: Cow::Owned(waits),
+            disable_on_gone: None,
         })
     }
 
-    pub fn max_attempts(&self) -> u32 {
-        self.max_attempts
+    /// The same policy with `disable_on_gone` given (`gone.policy-key`).
+    pub fn with_disable_on_gone(self, flag: bool) -> Self {
+        RetryPolicy {
+            disable_on_gone: Some(flag),
+            ..self
+        }
     }
 
-    /// The wait after the `failures`-th failed attempt (1-based): doubling from `first_wait`,
-    /// never above `max_wait`.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    pub fn waits(&self) -> &[u32] {
+        &self.waits
+    }
+
+    /// `disable_on_gone` as given, `None` when the policy did not give it.
+    pub fn disable_on_gone(&self) -> Option<bool> {
+        self.disable_on_gone
+    }
+
+    /// Whether a 410 disables the endpoint (`gone.disable`).
+    pub fn disables_on_gone(&self) -> bool {
+        self.disable_on_gone == Some(true)
+    }
+
+    /// The wait after the `failures`-th failed attempt (1-based): `waits[failures - 1]`, the last
+    /// entry repeating (`policy.in-force`).
     pub fn wait_after(&self, failures: u32) -> Ts {
-        let doublings = failures.saturating_sub(1);
-        // Past 62 doublings any positive first_wait is beyond every cap an i64 can hold.
-        if doublings >= 62 {
-            return self.max_wait;
-        }
-        self.first_wait
-            .saturating_mul(1i64 << doublings)
-            .min(self.max_wait)
+        let index = usize::try_from(failures.saturating_sub(1)).unwrap_or(usize::MAX);
+        let wait = self
+            .waits
+            .get(index)
+            .or_else(|| self.waits.last())
+            .copied()
+            .unwrap_or(BRIEF_WAITS[0]);
+        Ts::from(wait)
     }
 }
 
@@ -59,25 +102,47 @@ mod tests {
         let p = RetryPolicy::default();
         let waits: Vec<Ts> = (1..=5).map(|k| p.wait_after(k)).collect();
         assert_eq!(waits, vec![30, 60, 120, 240, 300]);
-        assert_eq!(p.max_attempts(), 6);
+        assert_eq!(p.attempts(), 6);
+        assert_eq!(p.disable_on_gone(), None);
     }
 
     #[test]
-    fn wait_stays_capped_for_huge_failure_counts() {
+    fn last_wait_repeats_for_any_failure_count() {
         let p = RetryPolicy::default();
         assert_eq!(p.wait_after(6), 300);
-        assert_eq!(p.wait_after(63), 300);
         assert_eq!(p.wait_after(u32::MAX), 300);
+        let p = RetryPolicy::new(3, vec![10]).expect("valid");
+        assert_eq!((p.wait_after(1), p.wait_after(2)), (10, 10));
     }
 
     #[test]
-    fn invalid_policies_are_rejected() {
-        assert!(RetryPolicy::new(0, 30, 300).is_none());
-        assert!(RetryPolicy::new(3, 0, 300).is_none());
-        assert!(RetryPolicy::new(3, 60, 30).is_none());
+    fn bounds_of_a_policy() {
+        assert!(RetryPolicy::new(1, vec![1]).is_ok());
+        assert!(RetryPolicy::new(100, vec![MAX_WAIT]).is_ok());
+        for (attempts, waits) in [
+            (0, vec![30]),
+            (101, vec![30]),
+            (3, vec![]),
+            (3, vec![0]),
+            (3, vec![30, MAX_WAIT + 1]),
+        ] {
+            assert_eq!(
+                RetryPolicy::new(attempts, waits.clone()),
+                Err(Error::InvalidPolicy),
+                "{attempts} {waits:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn disable_on_gone_is_kept_as_given() {
+        let p = RetryPolicy::new(2, vec![5]).expect("valid");
+        assert!(!p.disables_on_gone());
+        let off = p.clone().with_disable_on_gone(false);
         assert_eq!(
-            RetryPolicy::new(3, 10, 15).map(|p| p.wait_after(2)),
-            Some(15)
+            (off.disable_on_gone(), off.disables_on_gone()),
+            (Some(false), false)
         );
+        assert!(p.with_disable_on_gone(true).disables_on_gone());
     }
 }

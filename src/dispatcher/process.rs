@@ -1,7 +1,9 @@
 //! `process`: attempt every due head in (due time, enqueue order), unblocking the next event of an
-//! endpoint as soon as its head is delivered or dead (`process.*`, `order.*`).
+//! endpoint as soon as its head is delivered or dead (`process.*`, `order.*`), under the policy
+//! of the endpoint at that moment (`policy.in-force`, `retry-after.*`, `gone.*`).
 
-use super::{Attempt, Class, Dispatcher, EventKey, Lifecycle, Outcome, Ts, classify};
+use super::outcome::NO_RETRY_AFTER;
+use super::{Attempt, Class, Dispatcher, EventKey, Lifecycle, Outcome, TS_LIMIT, Ts, classify};
 use std::cmp::Reverse;
 
 impl Dispatcher {
@@ -35,20 +37,34 @@ impl Dispatcher {
 
     /// One attempt of an endpoint's ready head, which the caller has taken out of `ready`.
     fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {
-        let max_attempts = self.policy.max_attempts();
-        let epoch = self.endpoints[self.events[key.index()].endpoint.index()].epoch;
+        let endpoint = self.events[key.index()].endpoint;
         let event = &mut self.events[key.index()];
         event.attempts = event.attempts.saturating_add(1);
         let number = event.attempts;
         let status = event.script.for_attempt(number);
+        let ep = &self.endpoints[endpoint.index()];
+        let policy = ep.policy();
         let outcome = match classify(status) {
             Class::Delivered => Outcome::Delivered,
-            Class::Retryable if number < max_attempts => {
-                Outcome::RetryAt(ts.saturating_add(self.policy.wait_after(number)))
+            Class::Retryable if number < policy.attempts() => {
+                let mut wait = policy.wait_after(number);
+                if matches!(status, 429 | 503)
+                    && let Some(r) = self.retry_after_of(key, number)
+                {
+                    // `retry-after.wait`: min(max(R, w), 2w); w is at most 30 days, so 2w fits.
+                    wait = r.clamp(wait, wait.saturating_mul(2));
+                }
+                // `retry.beyond-range`: a due time no valid `ts` reaches is no retry at all.
+                match ts.checked_add(wait).filter(|due| *due <= TS_LIMIT) {
+                    Some(due) => Outcome::RetryAt(due),
+                    None => Outcome::Dead,
+                }
             }
             Class::Retryable | Class::Permanent => Outcome::Dead,
         };
-        let endpoint = event.endpoint;
+        let gone = status == 410 && policy.disables_on_gone();
+        let epoch = ep.epoch;
+        let event = &mut self.events[key.index()];
         match outcome {
             Outcome::RetryAt(due_at) => {
                 // Still the head: it goes back into the ready heap at its new due time.
@@ -65,7 +81,13 @@ impl Dispatcher {
                 self.next_letter += 1;
                 event.lifecycle = Lifecycle::Dead { letter };
                 self.dead_letters.insert(letter, key);
-                self.endpoints[endpoint.index()].dead.push(key);
+                let ep = &mut self.endpoints[endpoint.index()];
+                ep.dead.push(key);
+                // `gone.disable`: disabled before the next head is looked at, so nothing else of
+                // the endpoint is attempted in this call; the head is held as by `disable`.
+                if gone {
+                    ep.disabled = true;
+                }
                 self.finish(key);
             }
         }
@@ -74,7 +96,20 @@ impl Dispatcher {
             number,
             status,
             outcome,
+            disabled_endpoint: gone,
         }
+    }
+
+    /// The `retry_after` of attempt `number` of an event, if its outcomes gave one there (the
+    /// last entry repeating, as statuses do).
+    fn retry_after_of(&self, key: EventKey, number: u32) -> Option<Ts> {
+        if self.retry_after.is_empty() {
+            return None;
+        }
+        let list = self.retry_after.get(&key)?;
+        let index = usize::try_from(number.saturating_sub(1)).unwrap_or(usize::MAX);
+        let r = *list.get(index).or_else(|| list.last())?;
+        (r != NO_RETRY_AFTER).then(|| Ts::from(r))
     }
 
     /// Removes a delivered or dead head from its endpoint and schedules the next one

@@ -210,12 +210,14 @@ fn errors_are_values_and_change_nothing() {
 
 #[test]
 fn custom_policy_is_honoured() {
-    let policy = RetryPolicy::new(2, 10, 10).expect("valid policy");
-    let mut d = Dispatcher::with_policy(policy);
+    let policy = RetryPolicy::new(2, vec![10]).expect("valid policy");
+    let mut d = Dispatcher::new();
     d.register("s", "u").expect("register");
+    d.set_policy("s", Some(policy)).expect("set_policy");
     d.enqueue(0, "s", "e", outcomes(&[0])).expect("enqueue");
     assert_eq!(records(&mut d, 0), vec!["e #1 0 retry at 10"]);
     assert_eq!(records(&mut d, 10), vec!["e #2 0 dead"]);
+    assert_eq!(d.set_policy("t", None), Err(Error::UnknownEndpoint));
 }
 
 #[test]
@@ -248,4 +250,85 @@ fn enable_makes_every_pending_event_due_even_when_the_epoch_wraps() {
             ]
         );
     }
+}
+
+fn policy(attempts: u32, waits: &[u32]) -> Option<RetryPolicy> {
+    Some(RetryPolicy::new(attempts, waits.to_vec()).expect("valid policy"))
+}
+
+#[test]
+fn a_policy_change_moves_no_scheduled_retry_and_decides_the_next_failure() {
+    let mut d = shop();
+    d.enqueue(0, "shop", "e", outcomes(&[500]))
+        .expect("enqueue");
+    assert_eq!(records(&mut d, 0), vec!["e #1 500 retry at 30"]);
+    // Fewer attempts than already made: the scheduled attempt still happens, then death.
+    d.set_policy("shop", policy(1, &[1000])).expect("set");
+    assert_eq!(status(&d, "e"), (State::Pending, 1, Some(30)));
+    assert_eq!(records(&mut d, 30), vec!["e #2 500 dead"]);
+    d.set_policy("shop", policy(4, &[7, 1000])).expect("set");
+    d.enable(40, "shop", true).expect_err("not disabled");
+    d.disable("shop").expect("disable");
+    d.enable(40, "shop", true).expect("enable");
+    // Replayed: attempt 1 again, under the policy now in force; no 300-second cap.
+    assert_eq!(records(&mut d, 40), vec!["e #1 500 retry at 47"]);
+    assert_eq!(records(&mut d, 47), vec!["e #2 500 retry at 1047"]);
+    d.set_policy("shop", None).expect("default");
+    assert_eq!(records(&mut d, 1047), vec!["e #3 500 retry at 1167"]);
+    assert_eq!(d.policy("shop").map(RetryPolicy::attempts), Ok(6));
+}
+
+#[test]
+fn retry_after_is_clamped_to_the_policy_wait_and_twice_it() {
+    let mut d = shop();
+    let with = |r: i64, status: i64| {
+        Outcomes::with_retry_after([(status, Some(r)), (200, None)]).expect("valid")
+    };
+    for (id, r, status, due) in [
+        ("below", 5, 503, 30),
+        ("inside", 45, 429, 45),
+        ("above", 600, 503, 60),
+        ("ignored", 600, 500, 30),
+    ] {
+        d.register(id, "u").expect("register");
+        d.enqueue(0, id, id, with(r, status)).expect("enqueue");
+        let got = records(&mut d, 0);
+        assert_eq!(got, vec![format!("{id} #1 {status} retry at {due}")]);
+    }
+}
+
+#[test]
+fn a_due_time_past_the_limit_is_a_death() {
+    let mut d = shop();
+    d.enqueue(TS_LIMIT - 30, "shop", "at", outcomes(&[500]))
+        .expect("at");
+    assert_eq!(
+        records(&mut d, TS_LIMIT - 30),
+        vec![format!("at #1 500 retry at {TS_LIMIT}")]
+    );
+    assert_eq!(records(&mut d, TS_LIMIT), vec!["at #2 500 dead"]);
+    assert_eq!(d.dead_letters().collect::<Vec<_>>(), vec!["at"]);
+}
+
+#[test]
+fn gone_disables_the_endpoint_only_with_disable_on_gone() {
+    let mut d = shop();
+    d.register("other", "u").expect("register");
+    let gone = RetryPolicy::default().with_disable_on_gone(true);
+    d.set_policy("shop", Some(gone)).expect("set");
+    d.enqueue(0, "shop", "g", outcomes(&[410])).expect("g");
+    d.enqueue(0, "shop", "behind", outcomes(&[200]))
+        .expect("behind");
+    d.enqueue(0, "other", "o", outcomes(&[410])).expect("o");
+    let attempts = d.process(0);
+    let flags: Vec<(u32, bool)> = attempts
+        .iter()
+        .map(|a| (a.event.0, a.disabled_endpoint))
+        .collect();
+    assert_eq!(flags, vec![(0, true), (2, false)]);
+    assert_eq!(status(&d, "behind"), (State::Held, 0, None));
+    assert_eq!(d.disable("shop"), Err(Error::AlreadyDisabled));
+    assert_eq!(d.endpoint_of(attempts[0].event), "shop");
+    d.enable(5, "shop", false).expect("enable");
+    assert_eq!(records(&mut d, 5), vec!["behind #1 200 delivered"]);
 }

@@ -12,10 +12,10 @@
 //! before `ts` and the arguments, so the elements are all taken before any is judged.
 
 use super::{Command, Kind, Operation, TS_LIMIT};
-use crate::dispatcher::{Error, Outcomes, Ts};
+use crate::dispatcher::{Error, Outcomes, RetryPolicy, Ts};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -104,7 +104,10 @@ pub(crate) enum Elem<'a> {
     Bool(bool),
     /// A list, read as `outcomes` would be.
     List(Result<Outcomes, Error>),
-    /// Anything else: `null`, an object, a number with a fraction or exponent or beyond `i64`.
+    Null,
+    /// An object, read as a policy would be (`policy.valid`).
+    Policy(Result<RetryPolicy, Error>),
+    /// Anything else: a number with a fraction or exponent or beyond `i64`.
     Other,
 }
 
@@ -116,6 +119,12 @@ impl<'a> Elem<'a> {
             Some(b'[') => Elem::List(outcomes(json)),
             Some(b't') if json == "true" => Elem::Bool(true),
             Some(b'f') if json == "false" => Elem::Bool(false),
+            Some(b'n') if json == "null" => Elem::Null,
+            Some(b'{') => Elem::Policy(
+                serde_json::from_str::<Map<String, Value>>(json)
+                    .map_err(|_| Error::InvalidPolicy)
+                    .and_then(|map| policy(&map)),
+            ),
             _ => integer(json).map_or(Elem::Other, Elem::Int),
         }
     }
@@ -130,17 +139,9 @@ impl<'a> Elem<'a> {
             Value::String(s) => Elem::Str(Cow::Borrowed(s)),
             Value::Bool(b) => Elem::Bool(*b),
             Value::Number(n) => n.as_i64().map_or(Elem::Other, Elem::Int),
-            Value::Array(items) => Elem::List(
-                items
-                    .iter()
-                    .map(|s| match s {
-                        Value::Number(n) => n.as_i64().ok_or(Error::InvalidOutcomes),
-                        _ => Err(Error::InvalidOutcomes),
-                    })
-                    .collect::<Result<Vec<i64>, Error>>()
-                    .and_then(Outcomes::new),
-            ),
-            Value::Null | Value::Object(_) => Elem::Other,
+            Value::Array(items) => Elem::List(outcome_values(items)),
+            Value::Null => Elem::Null,
+            Value::Object(map) => Elem::Policy(policy(map)),
         }
     }
 }
@@ -210,6 +211,17 @@ pub(crate) fn operation<'a>(
         Kind::DeadLetters => Command::DeadLetters {
             endpoint: a.map(|a| string(Some(a))).transpose()?,
         },
+        Kind::SetPolicy => Command::SetPolicy {
+            endpoint: string(a)?,
+            policy: match b {
+                Some(Elem::Null) => None,
+                Some(Elem::Policy(policy)) => Some(policy?),
+                _ => return Err(Error::InvalidPolicy),
+            },
+        },
+        Kind::Policy => Command::Policy {
+            endpoint: string(a)?,
+        },
     };
     Ok(Operation { ts, command })
 }
@@ -267,6 +279,12 @@ pub(crate) fn outcomes(json: &str) -> Result<Outcomes, Error> {
             .position(|b| !(b.is_ascii_digit() || *b == b'-'))
             .unwrap_or(rest.len());
         let (number, after) = rest.split_at(len);
+        if number.is_empty() && rest.first() == Some(&b'{') {
+            // An object entry (Part 5): rare enough to be read as values.
+            return serde_json::from_slice::<Vec<Value>>(json)
+                .map_err(|_| Error::InvalidOutcomes)
+                .and_then(|items| outcome_values(&items));
+        }
         let status = std::str::from_utf8(number)
             .ok()
             .and_then(integer)
@@ -288,12 +306,169 @@ pub(crate) fn outcomes(json: &str) -> Result<Outcomes, Error> {
     Outcomes::new(short[..kept].iter().copied().chain(long))
 }
 
+/// `outcomes` held as values: integer statuses (`outcomes.valid`, `outcomes.strict`) or Part 5's
+/// objects (`outcomes.objects`, `outcomes.objects-strict`). serde_json keeps each number's
+/// spelling, so `as_i64` refuses `200.0` here as `integer` does on text.
+fn outcome_values(items: &[Value]) -> Result<Outcomes, Error> {
+    let int = |v: &Value| match v {
+        Value::Number(n) => n.as_i64().ok_or(Error::InvalidOutcomes),
+        _ => Err(Error::InvalidOutcomes),
+    };
+    if !items.iter().any(Value::is_object) {
+        return items
+            .iter()
+            .map(int)
+            .collect::<Result<Vec<i64>, Error>>()
+            .and_then(Outcomes::new);
+    }
+    items
+        .iter()
+        .map(|item| match item {
+            Value::Object(map) => {
+                let (mut status, mut retry_after) = (None, None);
+                for (key, value) in map {
+                    match key.as_str() {
+                        "status" => status = Some(int(value)?),
+                        "retry_after" => retry_after = Some(int(value)?),
+                        _ => return Err(Error::InvalidOutcomes),
+                    }
+                }
+                Ok((status.ok_or(Error::InvalidOutcomes)?, retry_after))
+            }
+            other => int(other).map(|s| (s, None)),
+        })
+        .collect::<Result<Vec<_>, Error>>()
+        .and_then(Outcomes::with_retry_after)
+}
+
+/// A policy object (`policy.valid`, `policy.strict`, `gone.policy-key`): `attempts` and `waits`
+/// required, `disable_on_gone` optional, no other key.
+fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
+    let int = |v: &Value| match v {
+        Value::Number(n) => n.as_i64().ok_or(Error::InvalidPolicy),
+        _ => Err(Error::InvalidPolicy),
+    };
+    // Beyond u32 is out of range as surely as beyond the policy's own bounds.
+    let small = |v: &Value| int(v).and_then(|n| u32::try_from(n).map_err(|_| Error::InvalidPolicy));
+    let (mut attempts, mut waits, mut gone) = (None, None, None);
+    for (key, value) in map {
+        match (key.as_str(), value) {
+            ("attempts", v) => attempts = Some(small(v)?),
+            ("waits", Value::Array(list)) => {
+                waits = Some(
+                    list.iter()
+                        .map(small)
+                        .collect::<Result<Vec<u32>, Error>>()?,
+                )
+            }
+            ("disable_on_gone", Value::Bool(flag)) => gone = Some(*flag),
+            _ => return Err(Error::InvalidPolicy),
+        }
+    }
+    let (Some(attempts), Some(waits)) = (attempts, waits) else {
+        return Err(Error::InvalidPolicy);
+    };
+    let policy = RetryPolicy::new(attempts, waits)?;
+    Ok(match gone {
+        Some(flag) => policy.with_disable_on_gone(flag),
+        None => policy,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn decode(text: &str) -> Result<Operation<'_>, Error> {
         decode_text(text).unwrap_or(Err(Error::InvalidArguments))
+    }
+
+    #[test]
+    fn policies_and_object_outcomes_read_alike_from_text_and_from_values() {
+        let cases = [
+            (
+                r#"["set_policy", 0, "s", {"attempts": 3, "waits": [10]}]"#,
+                Ok(()),
+            ),
+            (r#"["set_policy", 0, "s", null]"#, Ok(())),
+            (
+                r#"["set_policy", 0, "s", {"attempts": 100, "waits": [2592000], "disable_on_gone": false}]"#,
+                Ok(()),
+            ),
+            (
+                r#"["set_policy", 0, "s", {"waits": [10]}]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, "s", {"attempts": 3.0, "waits": [10]}]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, "s", {"attempts": 3, "waits": [1e1]}]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, "s", {"attempts": true, "waits": [10]}]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, "s", {"attempts": 3, "waits": [10], "disable_on_gone": 1}]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, "s", {"attempts": 3, "waits": [10], "x": 1}]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, "s", {"attempts": 4294967297, "waits": [10]}]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, "s", [3, [10]]]"#,
+                Err(Error::InvalidPolicy),
+            ),
+            (
+                r#"["set_policy", 0, 5, "junk"]"#,
+                Err(Error::InvalidArguments),
+            ),
+            (r#"["set_policy", 0, "s"]"#, Err(Error::InvalidArguments)),
+            (r#"["policy", 0, "s"]"#, Ok(())),
+            (r#"["policy", 0, null]"#, Err(Error::InvalidArguments)),
+            (
+                r#"["enqueue", 0, "s", "e", [{"status": 503, "retry_after": 45}, 200]]"#,
+                Ok(()),
+            ),
+            (
+                r#"["enqueue", 0, "s", "e", [503, {"status": 200}]]"#,
+                Ok(()),
+            ),
+            (
+                r#"["enqueue", 0, "s", "e", [{"status": 200.0}]]"#,
+                Err(Error::InvalidOutcomes),
+            ),
+            (
+                r#"["enqueue", 0, "s", "e", [{"status": 503, "retry_after": -1}]]"#,
+                Err(Error::InvalidOutcomes),
+            ),
+            (
+                r#"["enqueue", 0, "s", "e", [{"retry_after": 5}]]"#,
+                Err(Error::InvalidOutcomes),
+            ),
+            (
+                r#"["enqueue", 0, "s", "e", [{"status": 503, "retry": 5}]]"#,
+                Err(Error::InvalidOutcomes),
+            ),
+            (
+                r#"["enqueue", 0, "s", "e", {"status": 200}]"#,
+                Err(Error::InvalidOutcomes),
+            ),
+        ];
+        for (text, want) in cases {
+            let from_text = decode(text).map(|_| ());
+            assert_eq!(from_text, want, "{text}");
+            let value: Value = serde_json::from_str(text).expect("json");
+            assert_eq!(decode_value(&value).map(|_| ()), want, "{text} as a value");
+        }
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! A [`Reply`] as the brief's JSON: written straight into a byte buffer (no `Value` in between),
 //! or built as a `Value` where a caller compares results with a case file's expectations. Both
 //! give exactly what serde_json would print for the same result: compact, keys in the order
-//! `state`, `attempts`, `next_attempt_at`, strings escaped as serde_json escapes them.
+//! `state`, `attempts`, `next_attempt_at` (and `attempts`, `waits`, `disable_on_gone` for a
+//! policy), strings escaped as serde_json escapes them.
 
 use super::Reply;
-use crate::dispatcher::{Attempt, Dispatcher, Outcome, Status};
+use crate::dispatcher::{Attempt, Dispatcher, Outcome, RetryPolicy, Status};
 use serde_json::{Map, Value};
 
 impl Reply<'_> {
@@ -20,10 +21,15 @@ impl Reply<'_> {
                         out.push(b',');
                     }
                     write_record(out, d, a);
+                    if a.disabled_endpoint {
+                        out.push(b',');
+                        write_disabled(out, d, a);
+                    }
                 }
                 out.push(b']');
             }
             Reply::Status(s) => write_status(out, s),
+            Reply::Policy(p) => write_policy(out, p),
             Reply::DeadLetters(ids) => {
                 out.push(b'[');
                 for (i, id) in ids.iter().enumerate() {
@@ -47,10 +53,28 @@ impl Reply<'_> {
         match self {
             Reply::True => Value::Bool(true),
             Reply::Queued => Value::from("queued"),
-            Reply::Attempts(d, attempts) => attempts
-                .iter()
-                .map(|a| Value::String(d.record(a).to_string()))
-                .collect(),
+            Reply::Attempts(d, attempts) => {
+                let mut records = Vec::with_capacity(attempts.len());
+                for a in attempts.iter() {
+                    records.push(Value::String(d.record(a).to_string()));
+                    if a.disabled_endpoint {
+                        records.push(Value::String(format!(
+                            "{} disabled",
+                            d.endpoint_of(a.event)
+                        )));
+                    }
+                }
+                Value::Array(records)
+            }
+            Reply::Policy(p) => {
+                let mut m = Map::new();
+                m.insert("attempts".into(), Value::from(p.attempts()));
+                m.insert("waits".into(), p.waits().iter().copied().collect());
+                if let Some(flag) = p.disable_on_gone() {
+                    m.insert("disable_on_gone".into(), Value::Bool(flag));
+                }
+                Value::Object(m)
+            }
             Reply::Status(s) => {
                 let mut m = Map::new();
                 m.insert("state".into(), Value::from(s.state.as_str()));
@@ -82,6 +106,34 @@ fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
             out.push(b'"');
         }
     }
+}
+
+/// `"<endpoint_id> disabled"` (`gone.disable`, `gone.disabled-record`).
+fn write_disabled(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
+    write_json_string(out, d.endpoint_of(a.event));
+    out.pop();
+    out.extend_from_slice(b" disabled\"");
+}
+
+fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
+    out.extend_from_slice(b"{\"attempts\":");
+    write_int(out, i64::from(p.attempts()));
+    out.extend_from_slice(b",\"waits\":[");
+    for (i, w) in p.waits().iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_int(out, i64::from(*w));
+    }
+    out.push(b']');
+    if let Some(flag) = p.disable_on_gone() {
+        out.extend_from_slice(if flag {
+            b",\"disable_on_gone\":true"
+        } else {
+            b",\"disable_on_gone\":false"
+        });
+    }
+    out.push(b'}');
 }
 
 fn write_status(out: &mut Vec<u8>, s: &Status) {

@@ -48,6 +48,11 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
                 replay_dead: c.flag()?,
             })
         }
+        Kind::Policy => Ok(Command::Policy {
+            endpoint: c.argument()?,
+        }),
+        // A policy is an object, which only the general decoders read.
+        Kind::SetPolicy => return None,
         Kind::DeadLetters => Ok(Command::DeadLetters {
             endpoint: if c.peek() == Some(b',') {
                 Some(c.argument()?)

@@ -12,12 +12,12 @@ pub use decode::{OperationSeed, decode_text, decode_value};
 pub use encode::write_json_string;
 pub use scan::operation as decode_prefix;
 
-use crate::dispatcher::{Attempt, Dispatcher, Error, Outcomes, Status, Ts};
+use crate::dispatcher::{Attempt, Dispatcher, Error, Outcomes, RetryPolicy, Status, Ts};
 use serde_json::Value;
 use std::borrow::Cow;
 
 /// `op.ts-range`: the largest magnitude every JSON implementation represents exactly.
-pub const TS_LIMIT: Ts = (1 << 53) - 1;
+pub const TS_LIMIT: Ts = crate::dispatcher::TS_LIMIT;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command<'a> {
@@ -44,6 +44,14 @@ pub enum Command<'a> {
     DeadLetters {
         endpoint: Option<Cow<'a, str>>,
     },
+    /// Part 4: `None` restores the default policy (`policy.default`).
+    SetPolicy {
+        endpoint: Cow<'a, str>,
+        policy: Option<RetryPolicy>,
+    },
+    Policy {
+        endpoint: Cow<'a, str>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,10 +71,12 @@ pub(crate) enum Kind {
     Disable,
     Enable,
     DeadLetters,
+    SetPolicy,
+    Policy,
 }
 
 impl Kind {
-    const ALL: [(&'static str, Kind); 7] = [
+    const ALL: [(&'static str, Kind); 9] = [
         ("register", Kind::Register),
         ("enqueue", Kind::Enqueue),
         ("process", Kind::Process),
@@ -74,6 +84,8 @@ impl Kind {
         ("disable", Kind::Disable),
         ("enable", Kind::Enable),
         ("dead_letters", Kind::DeadLetters),
+        ("set_policy", Kind::SetPolicy),
+        ("policy", Kind::Policy),
     ];
 
     pub(crate) fn from_name(name: &str) -> Option<Kind> {
@@ -85,6 +97,8 @@ impl Kind {
             "disable" => Kind::Disable,
             "enable" => Kind::Enable,
             "dead_letters" => Kind::DeadLetters,
+            "set_policy" => Kind::SetPolicy,
+            "policy" => Kind::Policy,
             _ => return None,
         })
     }
@@ -93,15 +107,15 @@ impl Kind {
     pub(crate) fn arity(self) -> (usize, usize) {
         match self {
             Kind::Process => (0, 0),
-            Kind::Status | Kind::Disable => (1, 1),
-            Kind::Register | Kind::Enable => (2, 2),
+            Kind::Status | Kind::Disable | Kind::Policy => (1, 1),
+            Kind::Register | Kind::Enable | Kind::SetPolicy => (2, 2),
             Kind::Enqueue => (3, 3),
             Kind::DeadLetters => (0, 1),
         }
     }
 }
 
-/// The names of the brief's operations (and `dead_letters`).
+/// The names of the operations: the brief's (and `dead_letters`), then Part 4's.
 pub fn names() -> impl Iterator<Item = &'static str> {
     Kind::ALL.iter().map(|(name, _)| *name)
 }
@@ -117,6 +131,8 @@ pub enum Reply<'a> {
     Attempts(&'a Dispatcher, &'a [Attempt]),
     Status(Status),
     DeadLetters(Vec<&'a str>),
+    /// The policy in force for an endpoint (`policy.get`).
+    Policy(&'a RetryPolicy),
     /// `"error: <code>"`.
     Error(Error),
 }
@@ -128,6 +144,7 @@ enum Effect<'op> {
     Attempted,
     Status(Status),
     DeadLetters(Option<Cow<'op, str>>),
+    Policy(Cow<'op, str>),
 }
 
 /// One run of the contract: a fresh dispatcher, operations applied in order.
@@ -163,6 +180,10 @@ impl Session {
             Effect::DeadLetters(None) => Reply::DeadLetters(d.dead_letters().collect()),
             Effect::DeadLetters(Some(endpoint)) => match d.dead_letters_of(&endpoint) {
                 Ok(ids) => Reply::DeadLetters(ids.collect()),
+                Err(e) => Reply::Error(e),
+            },
+            Effect::Policy(endpoint) => match d.policy(&endpoint) {
+                Ok(policy) => Reply::Policy(policy),
                 Err(e) => Reply::Error(e),
             },
         }
@@ -203,6 +224,11 @@ impl Session {
                 Effect::Accepted
             }
             Command::DeadLetters { endpoint } => Effect::DeadLetters(endpoint),
+            Command::SetPolicy { endpoint, policy } => {
+                d.set_policy(&endpoint, policy)?;
+                Effect::Accepted
+            }
+            Command::Policy { endpoint } => Effect::Policy(endpoint),
         })
     }
 

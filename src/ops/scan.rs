@@ -68,7 +68,7 @@ fn element(text: &str, i: usize) -> Option<(Elem<'_>, usize)> {
         }
         b't' => (Elem::Bool(true), word(b, i, b"true")?),
         b'f' => (Elem::Bool(false), word(b, i, b"false")?),
-        b'n' => (Elem::Other, word(b, i, b"null")?),
+        b'n' => (Elem::Null, word(b, i, b"null")?),
         _ => {
             let (end, value) = number(b, i)?;
             (value.map_or(Elem::Other, Elem::Int), end)
