@@ -12,11 +12,16 @@
 //! buffers. The outputs of hookcheck and of the Python peer are compared byte for byte.
 //!
 //! `cargo bench --bench run` (all sizes); `cargo bench --bench run -- 100000` (one size);
-//! `--no-python` leaves the peer out. Workloads are written to `target/bench-run/`.
+//! `--no-python` leaves the peer out; `--mix brief` or `--mix policy` runs one workload only.
+//! Workloads are written to `target/bench-run/`.
 //!
-//! The workload follows the mix measured on a user's input: 2,000 endpoints; per event, one
-//! enqueue, 1.1 process calls, 0.25 status queries, 0.07 disables and 0.05 enables (replay half of
-//! the time); statuses mostly 2xx, some retried and some dead.
+//! The `brief` workload follows the mix measured on a user's input: 2,000 endpoints; per event,
+//! one enqueue, 1.1 process calls, 0.25 status queries, 0.07 disables and 0.05 enables (replay
+//! half of the time); statuses mostly 2xx, some retried and some dead. The `policy` workload is
+//! the same mix under the roadmap's Parts 4 and 5: every endpoint sets a policy of its own (2 to
+//! 10 attempts, 1 to 5 waits of up to 20 minutes, a third with `disable_on_gone`), 10% of failed
+//! outcomes carry `retry_after`, some are 410, and a few policies change mid-run. The Python peer
+//! implements the brief only, so it runs on the `brief` workload alone.
 
 mod common;
 
@@ -30,14 +35,56 @@ use std::time::Instant;
 
 const ENDPOINTS: u64 = 2_000;
 
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mix {
+    Brief,
+    Policy,
+}
+
+impl Mix {
+    fn name(self) -> &'static str {
+        match self {
+            Mix::Brief => "brief",
+            Mix::Policy => "policy",
+        }
+    }
+}
+
+/// A policy of the endpoint's own, as `set_policy` takes it.
+fn policy(p: &mut Prng) -> String {
+    let attempts = 2 + p.below(9);
+    let waits: Vec<String> = (0..1 + p.below(5))
+        .map(|_| (1 + p.below(1200)).to_string())
+        .collect();
+    let gone = if p.chance(33) {
+        r#","disable_on_gone":true"#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"attempts":{attempts},"waits":[{}]{gone}}}"#,
+        waits.join(",")
+    )
+}
+
+/// One outcome of the `policy` mix: a failure carries `retry_after` one time in ten.
+fn outcome(p: &mut Prng, status: u16) -> String {
+    if !(200..300).contains(&status) && p.chance(10) {
+        format!(r#"{{"status":{status},"retry_after":{}}}"#, p.below(900))
+    } else {
+        status.to_string()
+    }
+}
+
 /// Writes the workload of `events` events as a JSON array and as JSON lines; the operations.
-fn generate(events: u64, dir: &Path) -> u64 {
+fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
     let mut p = Prng::new(events);
+    let name = mix.name();
     let mut array = BufWriter::new(
-        std::fs::File::create(dir.join(format!("ops-{events}.json"))).expect("create"),
+        std::fs::File::create(dir.join(format!("ops-{name}-{events}.json"))).expect("create"),
     );
     let mut lines = BufWriter::new(
-        std::fs::File::create(dir.join(format!("ops-{events}.jsonl"))).expect("create"),
+        std::fs::File::create(dir.join(format!("ops-{name}-{events}.jsonl"))).expect("create"),
     );
     let mut count = 0u64;
     let mut emit = |op: &str| {
@@ -53,6 +100,9 @@ fn generate(events: u64, dir: &Path) -> u64 {
         emit(&format!(
             r#"["register",0,"ep-{ep}","https://ep-{ep}.example/hooks"]"#
         ));
+        if mix == Mix::Policy {
+            emit(&format!(r#"["set_policy",0,"ep-{ep}",{}]"#, policy(&mut p)));
+        }
     }
     let (mut ts, mut enqueued) = (0i64, 0u64);
     let mut op = String::new();
@@ -62,15 +112,21 @@ fn generate(events: u64, dir: &Path) -> u64 {
         // Weights per 247 operations: 100 enqueue, 110 process, 25 status, 7 disable, 5 enable.
         match p.below(247) {
             0..=99 => {
-                let outcomes = match p.below(20) {
-                    0..=13 => "[200]",
-                    14 => "[503,200]",
-                    15 => "[500,500,200]",
-                    16 => "[0,429,201]",
-                    17 => "[404]",
-                    18 => "[503]",
-                    _ => "[408,204]",
+                let statuses: &[u16] = match p.below(20) {
+                    0..=13 => &[200],
+                    14 => &[503, 200],
+                    15 => &[500, 500, 200],
+                    16 => &[0, 429, 201],
+                    17 if mix == Mix::Policy && p.chance(50) => &[410],
+                    17 => &[404],
+                    18 => &[503],
+                    _ => &[408, 204],
                 };
+                let outcomes: Vec<String> = match mix {
+                    Mix::Brief => statuses.iter().map(u16::to_string).collect(),
+                    Mix::Policy => statuses.iter().map(|s| outcome(&mut p, *s)).collect(),
+                };
+                let outcomes = format!("[{}]", outcomes.join(","));
                 let _ = write!(
                     op,
                     r#"["enqueue",{ts},"ep-{ep}","evt-{enqueued}",{outcomes}]"#
@@ -87,6 +143,10 @@ fn generate(events: u64, dir: &Path) -> u64 {
             }
             235..=241 => {
                 let _ = write!(op, r#"["disable",{ts},"ep-{ep}"]"#);
+            }
+            // The policy mix changes a policy in one enable out of five.
+            242 if mix == Mix::Policy => {
+                let _ = write!(op, r#"["set_policy",{ts},"ep-{ep}",{}]"#, policy(&mut p));
             }
             _ => {
                 let replay = p.chance(50);
@@ -190,6 +250,14 @@ fn main() {
         .filter(|a| a != "--bench")
         .collect();
     let python = !args.iter().any(|a| a == "--no-python");
+    let mixes: Vec<Mix> = match args.iter().position(|a| a == "--mix") {
+        Some(i) => match args.get(i + 1).map(String::as_str) {
+            Some("brief") => vec![Mix::Brief],
+            Some("policy") => vec![Mix::Policy],
+            other => panic!("--mix takes brief or policy, not {other:?}"),
+        },
+        None => vec![Mix::Brief, Mix::Policy],
+    };
     let sizes: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() {
         vec![10_000, 100_000, 1_000_000]
@@ -203,7 +271,8 @@ fn main() {
     let peer = root.join("benches/peers/heap_dispatcher.py");
     let peer = peer.to_string_lossy();
     println!(
-        "{:>9} {:>5} {:>8} {:>9} {:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7}",
+        "{:>6} {:>9} {:>5} {:>8} {:>9} {:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7}",
+        "mix",
         "events",
         "input",
         "MB",
@@ -219,24 +288,28 @@ fn main() {
         "py MB",
         "speedup"
     );
-    for &events in &sizes {
-        let ops = generate(events, &dir);
+    for (&mix, &events) in mixes
+        .iter()
+        .flat_map(|m| sizes.iter().map(move |s| (m, s)))
+    {
+        let ops = generate(events, &dir, mix);
+        let name = mix.name();
         for ext in ["json", "jsonl"] {
-            let input = dir.join(format!("ops-{events}.{ext}"));
+            let input = dir.join(format!("ops-{name}-{events}.{ext}"));
             let input_text = input.to_string_lossy().into_owned();
             let mb = std::fs::metadata(&input).map_or(0, |m| m.len()) as f64 / 1e6;
             let (slice, streamed) = floor(&input);
             let heap = heap(&input) as f64 / 1e6;
-            let ours = dir.join(format!("out-{events}.{ext}"));
+            let ours = dir.join(format!("out-{name}-{events}.{ext}"));
             let runs = if events >= 1_000_000 { 3 } else { 5 };
             let (run, rss) = repeat(runs, &[hookcheck, "run", &input_text], &ours);
             let rss = rss as f64 * 1024.0 / 1e6;
             let mut row = format!(
-                "{events:>9} {ext:>5} {mb:>8.1} {ops:>9} {slice:>8.3} {streamed:>8.3} {run:>8.3} {:>6.2} {rss:>8.1} {heap:>8.1} {:>6.2}",
+                "{name:>6} {events:>9} {ext:>5} {mb:>8.1} {ops:>9} {slice:>8.3} {streamed:>8.3} {run:>8.3} {:>6.2} {rss:>8.1} {heap:>8.1} {:>6.2}",
                 run / slice,
                 rss / heap
             );
-            if python {
+            if python && mix == Mix::Brief {
                 let theirs = dir.join(format!("py-{events}.{ext}"));
                 let py_runs = if events >= 1_000_000 { 1 } else { 3 };
                 let (py, py_rss) = repeat(py_runs, &["python3", &peer, &input_text], &theirs);

@@ -21,10 +21,10 @@ import tempfile
 
 BUGS = {
     "first wait is 60 s": [
-        ("src/dispatcher/policy.rs", "first_wait: 30,", "first_wait: 60,"),
+        ("src/dispatcher/policy.rs", "[u32; 5] = [30, 60,", "[u32; 5] = [60, 60,"),
     ],
     "a 7th attempt is made": [
-        ("src/dispatcher/policy.rs", "max_attempts: 6,", "max_attempts: 7,"),
+        ("src/dispatcher/policy.rs", "    attempts: 6,\n", "    attempts: 7,\n"),
     ],
     "no per-endpoint ordering": [
         # Every pending event is ready at once, not only each endpoint's head.
@@ -41,11 +41,11 @@ BUGS = {
     ],
     "retry due from the previous due time, not the call": [
         ("src/dispatcher/process.rs",
-         "let max_attempts = self.policy.max_attempts();",
-         "let max_attempts = self.policy.max_attempts();\n        let previous_due = self.due_at(key).unwrap_or(ts);"),
+         "    fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {\n",
+         "    fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {\n        let previous_due = self.due_at(key).unwrap_or(ts);\n"),
         ("src/dispatcher/process.rs",
-         "Outcome::RetryAt(ts.saturating_add(self.policy.wait_after(number)))",
-         "Outcome::RetryAt(previous_due.saturating_add(self.policy.wait_after(number)))"),
+         "match ts.checked_add(wait)",
+         "match previous_due.checked_add(wait)"),
     ],
     "408 is permanent": [
         ("src/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599", "0 | 429 | 500..=599"),
@@ -113,6 +113,73 @@ BUGS = {
         ("src/dispatcher/mod.rs",
          "        let endpoint = self.endpoint_key(endpoint_id)?;\n        Ok(self.endpoints[endpoint.index()]\n            .dead\n            .iter()\n            .map(|k| self.event_id(*k)))",
          "        self.endpoint_key(endpoint_id)?;\n        Ok(self.dead_letters.values().map(|k| self.event_id(*k)))"),
+    ],
+    # Parts 4 and 5 of the roadmap (spec sections 11 and 12) and `retry.beyond-range`.
+    "the default policy applies whatever the endpoint's": [
+        ("src/dispatcher/process.rs", "let policy = ep.policy();", "let policy = &super::policy::DEFAULT;"),
+    ],
+    "a policy's waits are read one entry late": [
+        ("src/dispatcher/policy.rs", "usize::try_from(failures.saturating_sub(1))", "usize::try_from(failures)"),
+    ],
+    "a policy's last wait does not repeat": [
+        ("src/dispatcher/policy.rs", "            .or_else(|| self.waits.last())\n", ""),
+    ],
+    "a policy allows one attempt more": [
+        ("src/dispatcher/process.rs", "Class::Retryable if number < policy.attempts()", "Class::Retryable if number <= policy.attempts()"),
+    ],
+    "set_policy null keeps the old policy": [
+        ("src/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
+         "if let Some(p) = policy { self.endpoints[endpoint.index()].policy = Some(Box::new(p)); }"),
+    ],
+    "policy shows disable_on_gone false when not given": [
+        ("src/ops/encode.rs", "                if let Some(flag) = p.disable_on_gone() {",
+         "                if let Some(flag) = Some(p.disables_on_gone()) {"),
+        ("src/ops/encode.rs", "    if let Some(flag) = p.disable_on_gone() {", "    if let Some(flag) = Some(p.disables_on_gone()) {"),
+    ],
+    "a policy of 0 attempts is valid": [
+        ("src/dispatcher/policy.rs", "(1..=MAX_ATTEMPTS).contains(&attempts)", "(0..=MAX_ATTEMPTS).contains(&attempts)"),
+    ],
+    "a wait of 30 days and a second is valid": [
+        ("src/dispatcher/policy.rs", "(1..=MAX_WAIT).contains(w)", "(1..=MAX_WAIT + 1).contains(w)"),
+    ],
+    "an unknown policy key is ignored": [
+        ("src/ops/decode.rs", "            (\"disable_on_gone\", Value::Bool(flag)) => gone = Some(*flag),\n            _ => return Err(Error::InvalidPolicy),",
+         "            (\"disable_on_gone\", Value::Bool(flag)) => gone = Some(*flag),\n            (\"attempts\" | \"waits\" | \"disable_on_gone\", _) => return Err(Error::InvalidPolicy),\n            _ => {}"),
+    ],
+    "retry_after is not capped at twice the wait": [
+        ("src/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.max(wait);"),
+    ],
+    "retry_after may shorten the wait": [
+        ("src/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.min(wait.saturating_mul(2));"),
+    ],
+    "retry_after is honoured on every status": [
+        ("src/dispatcher/process.rs", "if matches!(status, 429 | 503)", "if status != 0"),
+    ],
+    "retry_after is ignored on 429": [
+        ("src/dispatcher/process.rs", "if matches!(status, 429 | 503)", "if matches!(status, 503)"),
+    ],
+    "retry_after of the first entry applies to every attempt": [
+        ("src/dispatcher/process.rs", "let r = *list.get(index).or_else(|| list.last())?;", "let r = *list.first()?; let _ = index;"),
+    ],
+    "a retry_after of 30 days and a second is valid": [
+        ("src/dispatcher/outcome.rs", "Some(r @ 0..=MAX_RETRY_AFTER) =>", "Some(r @ 0..=2_592_001) =>"),
+    ],
+    "disable_on_gone is ignored": [
+        ("src/dispatcher/process.rs", "let gone = status == 410 && policy.disables_on_gone();", "let gone = false && policy.disables_on_gone();"),
+    ],
+    "disable_on_gone disables on any permanent failure": [
+        ("src/dispatcher/process.rs", "let gone = status == 410 && policy.disables_on_gone();",
+         "let gone = classify(status) == Class::Permanent && policy.disables_on_gone();"),
+    ],
+    "no record for an endpoint disabled by a 410": [
+        ("src/ops/encode.rs", "                    if a.disabled_endpoint {\n                        records.push", "                    if false {\n                        records.push"),
+        ("src/ops/encode.rs", "                    if a.disabled_endpoint {\n                        out.push", "                    if false {\n                        out.push"),
+    ],
+    "a due time past 2^53 - 1 is a retry": [
+        ("src/dispatcher/process.rs", ".filter(|due| *due <= TS_LIMIT)", ""),
+    ],
+    "a due time of exactly 2^53 - 1 is a death": [
+        ("src/dispatcher/process.rs", ".filter(|due| *due <= TS_LIMIT)", ".filter(|due| *due < TS_LIMIT)"),
     ],
 }
 
