@@ -2,36 +2,63 @@
 /*
  * Webhook dispatcher simulation (Node.js, CommonJS, no dependencies).
  *
- * Implements the brief "Webhook Dispatcher: Retries, Ordering and Pausing" as
- * settled by spec/dispatcher.md:
+ * Implements the brief "Webhook Dispatcher: Retries, Ordering and Pausing"
+ * (Parts 1-3) and the roadmap's Parts 4 and 5, as settled by
+ * spec/dispatcher.md:
  *   - retries: at most 6 attempts, waits 30, 60, 120, 240, 300 seconds;
  *   - ordering: per-endpoint FIFO, an event waits behind earlier pending ones;
- *   - pause: disable / enable (optionally replaying dead-lettered events).
+ *   - pause: disable / enable (optionally replaying dead-lettered events);
+ *   - policy (Part 4): set_policy / policy, a retry policy per endpoint
+ *     {attempts, waits}; the brief's schedule is the default policy, so
+ *     Parts 1-3 are unchanged without set_policy;
+ *   - retry-after (Part 5): outcomes entries may be {status, retry_after};
+ *     429/503 with retry_after wait min(max(R, w), 2w); a 410 under
+ *     "disable_on_gone": true disables the endpoint ("<id> disabled" record).
+ *
+ * How it was written: Parts 1-3 by a helper from the brief and the spec alone;
+ * Parts 4-5 likewise, independently, from the roadmap (Parts 4 and 5) and
+ * spec sections 1, 3, 9, 11 and 12, without reading the reference dispatcher
+ * or the other example solutions.
  *
  * run(operations) executes [name, ts, ...args] operations against a fresh
  * dispatcher and returns one result per operation; errors are returned as
- * "error: <code>" strings and never thrown.
+ * "error: <code>" strings and never thrown. Arguments are checked in their
+ * order, all before any state (unknown endpoint or event).
  *
  * Data structures:
  *   - each endpoint keeps its pending events in a min-heap keyed by enqueue
  *     order (its head is the earliest-enqueued pending event);
  *   - the dispatcher keeps a min-heap of endpoint heads keyed by
  *     (due_at, enqueue order), with lazy invalidation through a per-endpoint
- *     token that changes whenever the head or its due time changes;
+ *     token that changes whenever the head or its due time changes (or the
+ *     endpoint is disabled), so process is O(attempts * log endpoints);
  *   - dead letters are kept in insertion-ordered Maps/Sets (death order).
- * Due times are BigInts so that ts + wait stays exact near 2^53.
+ * Due times are plain numbers: every ts is a safe integer (op.ts-range) and a
+ * retry that would fall due after 2^53 - 1 kills the event instead
+ * (retry.beyond-range), so every stored due time is exact in a double.
  */
 
-const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause'];
+const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after'];
 
-const MAX_ATTEMPTS = 6;
+// The brief's schedule, the default policy: 6 attempts; the first wait is 30 s
+// and doubles after every further failure, capped at 300 s: 30, 60, 120, 240, 300.
+const DEFAULT_ATTEMPTS = 6;
 const FIRST_WAIT = 30;
 const MAX_WAIT = 300;
+const DEFAULT_WAITS = Object.freeze(
+  Array.from({ length: DEFAULT_ATTEMPTS - 1 }, (_, k) => Math.min(FIRST_WAIT * 2 ** k, MAX_WAIT)),
+);
+
+const MAX_POLICY_ATTEMPTS = 100;
+const MAX_WAIT_SECONDS = 2592000; // 30 days, for policy waits and retry_after
+const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone']);
+const OUTCOME_KEYS = new Set(['status', 'retry_after']);
 
 const ERR = {
   unknownOperation: 'error: unknown operation',
   invalidArguments: 'error: invalid arguments',
   invalidOutcomes: 'error: invalid outcomes',
+  invalidPolicy: 'error: invalid policy',
   unknownEndpoint: 'error: unknown endpoint',
   duplicateEndpoint: 'error: duplicate endpoint',
   duplicateEvent: 'error: duplicate event',
@@ -105,12 +132,46 @@ function isString(value) {
   return typeof value === 'string';
 }
 
+function isIntInRange(value, min, max) {
+  return isInt(value) && value >= min && value <= max;
+}
+
+/** A JSON object: not null, not a list. */
+function isPlainObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** True when every own key of `obj` is in `allowed` and every key of `required` is present. */
+function hasOnlyKeys(obj, allowed, required) {
+  return Object.keys(obj).every((key) => allowed.has(key)) && required.every((key) => Object.hasOwn(obj, key));
+}
+
 function isValidStatusCode(value) {
   return isInt(value) && (value === 0 || (value >= 100 && value <= 599));
 }
 
+/** An outcomes entry: a status, or {"status": S} / {"status": S, "retry_after": R} (Part 5). */
+function isValidOutcome(value) {
+  if (!isPlainObject(value)) return isValidStatusCode(value);
+  if (!hasOnlyKeys(value, OUTCOME_KEYS, ['status'])) return false;
+  if (!isValidStatusCode(value.status)) return false;
+  return !Object.hasOwn(value, 'retry_after') || isIntInRange(value.retry_after, 0, MAX_WAIT_SECONDS);
+}
+
 function isValidOutcomes(value) {
-  return Array.isArray(value) && value.length > 0 && value.every(isValidStatusCode);
+  return Array.isArray(value) && value.length > 0 && value.every(isValidOutcome);
+}
+
+/** A retry policy (Parts 4 and 5), or null for the default policy. */
+function isValidPolicy(value) {
+  if (value === null) return true;
+  if (!isPlainObject(value)) return false;
+  if (!hasOnlyKeys(value, POLICY_KEYS, ['attempts', 'waits'])) return false;
+  if (!isIntInRange(value.attempts, 1, MAX_POLICY_ATTEMPTS)) return false;
+  const waits = value.waits;
+  if (!Array.isArray(waits) || waits.length === 0) return false;
+  if (!waits.every((w) => isIntInRange(w, 1, MAX_WAIT_SECONDS))) return false;
+  return !Object.hasOwn(value, 'disable_on_gone') || typeof value.disable_on_gone === 'boolean';
 }
 
 // ---------------------------------------------------------------------------
@@ -124,30 +185,76 @@ function isRetryable(code) {
   return code === 0 || code === 408 || code === 429 || (code >= 500 && code <= 599);
 }
 
-/** Wait in seconds after the k-th failed attempt (k >= 1). */
-function retryWait(failedAttempts) {
-  let wait = FIRST_WAIT;
-  for (let k = 1; k < failedAttempts && wait < MAX_WAIT; k++) wait *= 2;
-  return Math.min(wait, MAX_WAIT);
+/** Statuses whose retry_after is honoured (Part 5). */
+function honoursRetryAfter(code) {
+  return code === 429 || code === 503;
 }
+
+const GONE = 410;
+
+/**
+ * An endpoint's retry policy. `given` is the object as set_policy received it
+ * (validated), kept so that the `policy` query returns exactly its keys.
+ */
+class RetryPolicy {
+  constructor(attempts, waits, disableOnGone, given) {
+    this.attempts = attempts;
+    this.waits = waits;
+    this.disableOnGone = disableOnGone;
+    this.given = given;
+  }
+
+  /** Build from a value accepted by isValidPolicy (null: the default policy). */
+  static from(value) {
+    if (value === null) return DEFAULT_POLICY;
+    const given = {};
+    for (const key of Object.keys(value)) given[key] = key === 'waits' ? value.waits.slice() : value[key];
+    return new RetryPolicy(given.attempts, given.waits, given.disable_on_gone === true, given);
+  }
+
+  /** Wait in seconds after the n-th failed attempt (n >= 1); the last entry repeats. */
+  waitAfter(failedAttempts) {
+    return this.waits[Math.min(failedAttempts, this.waits.length) - 1];
+  }
+
+  /** A fresh copy of the policy as given, for the `policy` query. */
+  toResult() {
+    const result = {};
+    for (const [key, value] of Object.entries(this.given)) result[key] = Array.isArray(value) ? value.slice() : value;
+    return result;
+  }
+}
+
+const DEFAULT_POLICY = new RetryPolicy(DEFAULT_ATTEMPTS, DEFAULT_WAITS, false, {
+  attempts: DEFAULT_ATTEMPTS,
+  waits: DEFAULT_WAITS,
+});
 
 // ---------------------------------------------------------------------------
 // Domain model
 
 const State = Object.freeze({ PENDING: 'pending', DELIVERED: 'delivered', DEAD: 'dead' });
 
+/** Normalise an outcomes entry to { status, retryAfter } (retryAfter null when absent). */
+function toOutcome(entry) {
+  if (isPlainObject(entry)) {
+    return { status: entry.status, retryAfter: Object.hasOwn(entry, 'retry_after') ? entry.retry_after : null };
+  }
+  return { status: entry, retryAfter: null };
+}
+
 class WebhookEvent {
   constructor(id, endpoint, outcomes, seq, due) {
     this.id = id;
     this.endpoint = endpoint;
-    this.outcomes = outcomes.slice();
+    this.outcomes = outcomes.map(toOutcome);
     this.seq = seq; // global enqueue order
-    this.due = due; // BigInt
+    this.due = due;
     this.attempts = 0;
     this.state = State.PENDING;
   }
 
-  /** Status code scripted for the next attempt (the last entry repeats). */
+  /** Outcome scripted for the next attempt (the last entry repeats). */
   nextOutcome() {
     const index = Math.min(this.attempts, this.outcomes.length - 1);
     return this.outcomes[index];
@@ -159,6 +266,7 @@ class Endpoint {
     this.id = id;
     this.url = url;
     this.disabled = false;
+    this.policy = DEFAULT_POLICY;
     this.pending = new MinHeap((a, b) => a.seq < b.seq); // per-endpoint FIFO by enqueue order
     this.dead = new Set(); // dead-lettered events, in death order
     this.headToken = 0; // changes whenever the scheduled head entry becomes stale
@@ -206,7 +314,7 @@ class Dispatcher {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
     if (this.events.has(eventId)) return ERR.duplicateEvent;
-    const event = new WebhookEvent(eventId, endpoint, outcomes, this.nextSeq++, BigInt(ts));
+    const event = new WebhookEvent(eventId, endpoint, outcomes, this.nextSeq++, ts);
     this.events.set(eventId, event);
     const wasEmpty = endpoint.pending.size === 0;
     endpoint.pending.push(event);
@@ -215,7 +323,6 @@ class Dispatcher {
   }
 
   process(ts) {
-    const now = BigInt(ts);
     const records = [];
     while (this.heads.size > 0) {
       const entry = this.heads.peek();
@@ -223,35 +330,49 @@ class Dispatcher {
         this.heads.pop();
         continue;
       }
-      if (entry.due > now) break;
+      if (entry.due > ts) break;
       this.heads.pop();
-      records.push(this.attempt(entry.endpoint, now));
+      this.attempt(entry.endpoint, ts, records);
       this.scheduleHead(entry.endpoint);
     }
     return records;
   }
 
-  /** Attempt the endpoint's head event at time `now`; returns the record. */
-  attempt(endpoint, now) {
+  /** Attempt the endpoint's head event at time `now`, appending its record(s) to `records`. */
+  attempt(endpoint, now, records) {
     const event = endpoint.head();
-    const code = event.nextOutcome();
+    const { status: code, retryAfter } = event.nextOutcome();
+    const policy = endpoint.policy; // the policy in force when this attempt fails (policy.in-force)
     event.attempts += 1;
     const prefix = `${event.id} #${event.attempts} ${code}`;
 
     if (isSuccess(code)) {
       event.state = State.DELIVERED;
       endpoint.pending.pop();
-      return `${prefix} delivered`;
+      records.push(`${prefix} delivered`);
+      return;
     }
-    if (isRetryable(code) && event.attempts < MAX_ATTEMPTS) {
-      event.due = now + BigInt(retryWait(event.attempts));
-      return `${prefix} retry at ${event.due}`;
+    if (isRetryable(code) && event.attempts < policy.attempts) {
+      const w = policy.waitAfter(event.attempts);
+      const wait = honoursRetryAfter(code) && retryAfter !== null ? Math.min(Math.max(retryAfter, w), 2 * w) : w;
+      // retry.beyond-range: a retry due after 2^53 - 1 could never be made; the event dies.
+      // ts and wait are safe integers, so the double sum is exact up to the limit and
+      // stays above it past the limit.
+      if (now + wait <= Number.MAX_SAFE_INTEGER) {
+        event.due = now + wait;
+        records.push(`${prefix} retry at ${event.due}`);
+        return;
+      }
     }
     event.state = State.DEAD;
     endpoint.pending.pop();
     endpoint.dead.add(event);
     this.deadLetters.set(event.id, event);
-    return `${prefix} dead`;
+    records.push(`${prefix} dead`);
+    if (code === GONE && policy.disableOnGone) {
+      this.pause(endpoint);
+      records.push(`${endpoint.id} disabled`);
+    }
   }
 
   status(ts, eventId) {
@@ -261,7 +382,7 @@ class Dispatcher {
     let next = null;
     if (state === State.PENDING) {
       if (event.endpoint.disabled) state = 'held';
-      else next = Number(event.due);
+      else next = event.due;
     }
     return { state, attempts: event.attempts, next_attempt_at: next };
   }
@@ -270,22 +391,26 @@ class Dispatcher {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
     if (endpoint.disabled) return ERR.alreadyDisabled;
+    this.pause(endpoint);
+    return true;
+  }
+
+  /** Disable an endpoint (by `disable`, or by a 410 under disable_on_gone). */
+  pause(endpoint) {
     endpoint.disabled = true;
     endpoint.headToken += 1; // drop its scheduled head
-    return true;
   }
 
   enable(ts, endpointId, replayDead) {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
     if (!endpoint.disabled) return ERR.notDisabled;
-    const now = BigInt(ts);
-    for (const event of endpoint.pending.items) event.due = now;
+    for (const event of endpoint.pending.items) event.due = ts;
     if (replayDead) {
       for (const event of endpoint.dead) {
         event.state = State.PENDING;
         event.attempts = 0;
-        event.due = now;
+        event.due = ts;
         this.deadLetters.delete(event.id);
         endpoint.pending.push(event);
       }
@@ -302,6 +427,19 @@ class Dispatcher {
     if (!endpoint) return ERR.unknownEndpoint;
     return Array.from(endpoint.dead, (event) => event.id);
   }
+
+  setPolicy(ts, endpointId, policy) {
+    const endpoint = this.endpoints.get(endpointId);
+    if (!endpoint) return ERR.unknownEndpoint;
+    endpoint.policy = RetryPolicy.from(policy);
+    return true;
+  }
+
+  policyOf(ts, endpointId) {
+    const endpoint = this.endpoints.get(endpointId);
+    if (!endpoint) return ERR.unknownEndpoint;
+    return endpoint.policy.toResult();
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -311,6 +449,7 @@ class Dispatcher {
 const checkString = (value) => (isString(value) ? null : ERR.invalidArguments);
 const checkOutcomes = (value) => (isValidOutcomes(value) ? null : ERR.invalidOutcomes);
 const checkBoolean = (value) => (typeof value === 'boolean' ? null : ERR.invalidArguments);
+const checkPolicy = (value) => (isValidPolicy(value) ? null : ERR.invalidPolicy);
 
 const OPERATIONS = new Map([
   ['register', { arity: [2], checks: [checkString, checkString], call: (d, ts, a) => d.register(ts, a[0], a[1]) }],
@@ -320,6 +459,8 @@ const OPERATIONS = new Map([
   ['disable', { arity: [1], checks: [checkString], call: (d, ts, a) => d.disable(ts, a[0]) }],
   ['enable', { arity: [2], checks: [checkString, checkBoolean], call: (d, ts, a) => d.enable(ts, a[0], a[1]) }],
   ['dead_letters', { arity: [0, 1], checks: [checkString], call: (d, ts, a) => d.deadLettersFor(ts, a[0]) }],
+  ['set_policy', { arity: [2], checks: [checkString, checkPolicy], call: (d, ts, a) => d.setPolicy(ts, a[0], a[1]) }],
+  ['policy', { arity: [1], checks: [checkString], call: (d, ts, a) => d.policyOf(ts, a[0]) }],
 ]);
 
 function execute(dispatcher, op) {
