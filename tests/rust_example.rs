@@ -40,15 +40,17 @@ fn a_planted_bug_fails_the_examples_own_tests_with_a_file_and_line() {
         text.replace("hookcheck = { path = \"../..\" }", &path_dependency),
     )
     .expect("writes");
-    let source = dir.join("src/dispatcher.rs");
+    // The first wait of the default policy (the brief's schedule), 60 s instead of 30.
+    let source = dir.join("src/schedule.rs");
     let code = std::fs::read_to_string(&source).expect("source");
-    assert!(
-        code.contains("const FIRST_WAIT: i64 = 30;"),
-        "the example changed"
-    );
+    let schedule = "const DEFAULT_WAITS: [i64; 5] = [30, 60, 120, 240, 300];";
+    assert!(code.contains(schedule), "the example changed");
     std::fs::write(
         &source,
-        code.replace("const FIRST_WAIT: i64 = 30;", "const FIRST_WAIT: i64 = 60;"),
+        code.replace(
+            schedule,
+            "const DEFAULT_WAITS: [i64; 5] = [60, 60, 120, 240, 300];",
+        ),
     )
     .expect("plants the bug");
     let out = Command::new(env!("CARGO"))

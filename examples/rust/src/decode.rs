@@ -1,13 +1,10 @@
 //! Turns one JSON operation into a typed [`Command`], checking its shape before any state is
 //! consulted, in the precedence the spec fixes (`op.error-precedence`, steps 1 to 5).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::Error;
-
-/// Largest `ts` magnitude accepted: beyond it a double-based reader could not hold the value
-/// exactly, so no portable result exists (`op.ts-range`).
-const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+use crate::schedule::{MAX_SAFE_INTEGER, Outcome, Policy};
 
 /// A well-formed operation; `ts` is carried separately by [`Operation`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +15,7 @@ pub enum Command {
     Enqueue {
         endpoint: String,
         event: String,
-        outcomes: Vec<u16>,
+        outcomes: Vec<Outcome>,
     },
     Process,
     Status {
@@ -33,6 +30,14 @@ pub enum Command {
     },
     DeadLetters {
         endpoint: Option<String>,
+    },
+    /// `null` has already become the default policy: the two are indistinguishable afterwards.
+    SetPolicy {
+        endpoint: String,
+        policy: Policy,
+    },
+    Policy {
+        endpoint: String,
     },
 }
 
@@ -54,8 +59,8 @@ pub fn decode(value: &Value) -> Result<Operation, Error> {
         "register" => &[3],
         "enqueue" => &[4],
         "process" => &[1],
-        "status" | "disable" => &[2],
-        "enable" => &[3],
+        "status" | "disable" | "policy" => &[2],
+        "enable" | "set_policy" => &[3],
         "dead_letters" => &[1, 2],
         _ => return Err(Error::UnknownOperation),
     };
@@ -95,6 +100,13 @@ pub fn decode(value: &Value) -> Result<Operation, Error> {
                 _ => Some(args.string()?),
             },
         },
+        "set_policy" => Command::SetPolicy {
+            endpoint: args.string()?,
+            policy: policy(args.next()?)?,
+        },
+        "policy" => Command::Policy {
+            endpoint: args.string()?,
+        },
         // Every name was matched above; reaching here would be a bug, not bad input.
         _ => return Err(Error::UnknownOperation),
     };
@@ -131,26 +143,87 @@ fn strict_integer(value: &Value) -> Option<i64> {
     }
 }
 
+/// Beyond 2^53 - 1 in magnitude a double-based reader could not hold a `ts` exactly, so no
+/// portable result exists (`op.ts-range`).
 fn timestamp(value: &Value) -> Result<i64, Error> {
     strict_integer(value)
         .filter(|ts| ts.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs())
         .ok_or(Error::InvalidArguments)
 }
 
-fn outcomes(value: &Value) -> Result<Vec<u16>, Error> {
+fn outcomes(value: &Value) -> Result<Vec<Outcome>, Error> {
     let items = value.as_array().ok_or(Error::InvalidOutcomes)?;
     if items.is_empty() {
         return Err(Error::InvalidOutcomes);
     }
-    items
+    items.iter().map(outcome).collect()
+}
+
+/// One outcomes entry: a plain status, or `{"status": S}` / `{"status": S, "retry_after": R}`
+/// (`outcomes.objects`). Ranges are [`Outcome::new`]'s to check.
+fn outcome(item: &Value) -> Result<Outcome, Error> {
+    let fields = match item {
+        Value::Object(fields) => fields,
+        plain => {
+            let status = strict_integer(plain).ok_or(Error::InvalidOutcomes)?;
+            return Outcome::new(status, None);
+        }
+    };
+    only_keys(fields, &["status", "retry_after"]).ok_or(Error::InvalidOutcomes)?;
+    let status = fields
+        .get("status")
+        .and_then(strict_integer)
+        .ok_or(Error::InvalidOutcomes)?;
+    let retry_after =
+        optional(fields, "retry_after", strict_integer).ok_or(Error::InvalidOutcomes)?;
+    Outcome::new(status, retry_after)
+}
+
+/// A `set_policy` argument: `null` for the default, or `{"attempts", "waits"}` with the optional
+/// `disable_on_gone` (`policy.valid`, `gone.policy-key`). Ranges are [`Policy::new`]'s to check.
+fn policy(value: &Value) -> Result<Policy, Error> {
+    let fields = match value {
+        Value::Null => return Ok(Policy::default()),
+        Value::Object(fields) => fields,
+        _ => return Err(Error::InvalidPolicy),
+    };
+    // Part 6's `disable_after` is not offered here, so it is an unknown key (`policy.strict`).
+    only_keys(fields, &["attempts", "waits", "disable_on_gone"]).ok_or(Error::InvalidPolicy)?;
+    let attempts = fields
+        .get("attempts")
+        .and_then(strict_integer)
+        .ok_or(Error::InvalidPolicy)?;
+    let waits = fields
+        .get("waits")
+        .and_then(Value::as_array)
+        .ok_or(Error::InvalidPolicy)?
         .iter()
-        .map(|item| {
-            strict_integer(item)
-                .filter(|&status| status == 0 || (100..=599).contains(&status))
-                .and_then(|status| u16::try_from(status).ok())
-                .ok_or(Error::InvalidOutcomes)
-        })
-        .collect()
+        .map(|wait| strict_integer(wait).ok_or(Error::InvalidPolicy))
+        .collect::<Result<Vec<_>, _>>()?;
+    let disable_on_gone =
+        optional(fields, "disable_on_gone", Value::as_bool).ok_or(Error::InvalidPolicy)?;
+    Policy::new(attempts, waits, disable_on_gone)
+}
+
+/// `Some(())` when every key of `fields` is one of `allowed`.
+fn only_keys(fields: &Map<String, Value>, allowed: &[&str]) -> Option<()> {
+    fields
+        .keys()
+        .all(|key| allowed.contains(&key.as_str()))
+        .then_some(())
+}
+
+/// An optional key: `Some(None)` when absent, `Some(Some(v))` when present and readable, `None`
+/// when present with the wrong type (even `null`: absent and `null` are not the same).
+fn optional<T>(
+    fields: &Map<String, Value>,
+    key: &str,
+    read: impl Fn(&Value) -> Option<T>,
+) -> Option<Option<T>> {
+    match fields.get(key) {
+        None => Some(None),
+        Some(value) => read(value).map(Some),
+    }
 }
 
 #[cfg(test)]
@@ -209,6 +282,42 @@ mod tests {
         assert_eq!(
             decode(&json!(["dead_letters", 0, "a", "b"])),
             Err(Error::InvalidArguments)
+        );
+        // Part 4: the endpoint id before the policy, the policy before any state.
+        assert_eq!(
+            decode(&json!(["set_policy", 0, 5, 5])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["set_policy", 0, "a", 5])),
+            Err(Error::InvalidPolicy)
+        );
+        assert_eq!(
+            decode(&json!(["set_policy", 0, "a"])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["policy", 0, "a", null])),
+            Err(Error::InvalidArguments)
+        );
+    }
+
+    #[test]
+    fn null_policy_is_the_default_and_plain_statuses_are_objects_without_retry_after() {
+        assert_eq!(
+            decode(&json!(["set_policy", 0, "a", null])).map(|op| op.command),
+            Ok(Command::SetPolicy {
+                endpoint: "a".into(),
+                policy: Policy::default(),
+            })
+        );
+        assert_eq!(
+            decode(&json!(["enqueue", 0, "a", "e", [503, {"status": 503}]])).map(|op| op.command),
+            Ok(Command::Enqueue {
+                endpoint: "a".into(),
+                event: "e".into(),
+                outcomes: vec![Outcome::plain(503), Outcome::plain(503)],
+            })
         );
     }
 }

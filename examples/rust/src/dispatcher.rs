@@ -1,16 +1,11 @@
-//! The dispatcher as a pure state machine: endpoints, events, the retry policy, per-endpoint
-//! ordering and pausing. It knows nothing of JSON; every input here is already well-formed.
+//! The dispatcher as a pure state machine: endpoints with their retry policies, events,
+//! per-endpoint ordering and pausing. It knows nothing of JSON; every input here is already
+//! well-formed. What a single attempt leads to is [`crate::schedule`]'s to decide.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::Error;
-
-/// An event gets at most this many attempts in total (Part 1, complaint 2).
-const MAX_ATTEMPTS: u32 = 6;
-/// The wait after the first failed attempt; it doubles after every further failure...
-const FIRST_WAIT: i64 = 30;
-/// ...but never exceeds this.
-const MAX_WAIT: i64 = 300;
+use crate::schedule::{self, Next, Outcome, Policy};
 
 /// Index into `Dispatcher::endpoints`, in registration order. Like [`Seq`], it is only ever
 /// taken from the vector's length before a push, so indexing with it cannot fail.
@@ -35,7 +30,7 @@ struct Event {
     id: String,
     endpoint: EndpointIdx,
     /// Non-empty, checked by decoding; the last entry repeats once the list runs out.
-    outcomes: Vec<u16>,
+    outcomes: Vec<Outcome>,
     attempts: u32,
     /// Meaningful while pending; kept as is otherwise because nothing reads it then.
     due_at: i64,
@@ -44,6 +39,11 @@ struct Event {
 
 #[derive(Debug)]
 struct Endpoint {
+    /// As registered, for the `"<endpoint_id> disabled"` record of a 410 under `disable_on_gone`.
+    id: String,
+    /// Consulted at each failure, not when a retry is scheduled, so a change applies to the
+    /// next failure of every event and moves no retry already scheduled (`policy.no-reschedule`).
+    policy: Policy,
     disabled: bool,
     /// Pending events by enqueue order. A set rather than a FIFO because a replayed event must
     /// take back its original position, which may be ahead of events enqueued after it.
@@ -106,6 +106,8 @@ impl Dispatcher {
         self.endpoint_ids
             .insert(endpoint_id.to_owned(), self.endpoints.len());
         self.endpoints.push(Endpoint {
+            id: endpoint_id.to_owned(),
+            policy: Policy::default(),
             disabled: false,
             pending: BTreeSet::new(),
             dead: BTreeMap::new(),
@@ -118,7 +120,7 @@ impl Dispatcher {
         ts: i64,
         endpoint_id: &str,
         event_id: &str,
-        outcomes: Vec<u16>,
+        outcomes: Vec<Outcome>,
     ) -> Result<(), Error> {
         let ep = self.endpoint(endpoint_id)?;
         if self.event_ids.contains_key(event_id) {
@@ -141,7 +143,8 @@ impl Dispatcher {
     }
 
     /// Attempts every due head, smallest (due time, enqueue order) first, and returns the
-    /// records in attempt order. Terminates because a retry is always due after `ts`.
+    /// records in attempt order, each `"<endpoint_id> disabled"` right after the 410 that caused
+    /// it. Terminates because a retry is always due after `ts`.
     pub fn process(&mut self, ts: i64) -> Vec<String> {
         let mut records = Vec::new();
         while let Some(&key) = self.heads.first()
@@ -149,7 +152,15 @@ impl Dispatcher {
         {
             let seq = key.1;
             let ep = self.events[seq].endpoint;
-            records.push(self.attempt(seq, ts));
+            let (record, disable_endpoint) = self.attempt(seq, ts);
+            records.push(record);
+            if disable_endpoint {
+                // Exactly as `disable`: the relink below drops the endpoint's head, so nothing
+                // else of it is attempted in this call while other endpoints go on.
+                let endpoint = &mut self.endpoints[ep];
+                endpoint.disabled = true;
+                records.push(format!("{} disabled", endpoint.id));
+            }
             self.relink_head(ep, Some(key));
         }
         records
@@ -208,6 +219,18 @@ impl Dispatcher {
         Ok(())
     }
 
+    /// Replaces the endpoint's whole policy. Allowed while disabled: a policy is configuration,
+    /// and held events follow it once they fail after `enable` (`policy.per-endpoint`).
+    pub fn set_policy(&mut self, endpoint_id: &str, policy: Policy) -> Result<(), Error> {
+        let ep = self.endpoint(endpoint_id)?;
+        self.endpoints[ep].policy = policy;
+        Ok(())
+    }
+
+    pub fn policy(&self, endpoint_id: &str) -> Result<&Policy, Error> {
+        Ok(&self.endpoints[self.endpoint(endpoint_id)?].policy)
+    }
+
     /// Dead-lettered event ids, oldest death first, of every endpoint or of one.
     pub fn dead_letters(&self, endpoint_id: Option<&str>) -> Result<Vec<String>, Error> {
         let letters = match endpoint_id {
@@ -250,68 +273,63 @@ impl Dispatcher {
         }
     }
 
-    /// Makes one attempt at a pending event and returns its record.
-    fn attempt(&mut self, seq: Seq, ts: i64) -> String {
+    /// Makes one attempt at a pending event; returns its record and whether the endpoint must
+    /// now be disabled (a 410 under `disable_on_gone`), which the caller does.
+    fn attempt(&mut self, seq: Seq, ts: i64) -> (String, bool) {
         let event = &mut self.events[seq];
-        event.attempts += 1;
+        // A policy allows at most 100 attempts and a replay resets the count, so this is far
+        // from overflowing; saturating all the same rather than trusting that argument.
+        event.attempts = event.attempts.saturating_add(1);
         let attempt = event.attempts;
         let index = usize::try_from(attempt - 1).unwrap_or(usize::MAX);
-        // Decoding guarantees a non-empty list, so the fallback to 0 is never used.
-        let status = event
+        // Decoding guarantees a non-empty list, so the fallback timeout is never used.
+        let outcome = event
             .outcomes
             .get(index)
             .or(event.outcomes.last())
             .copied()
-            .unwrap_or(0);
-        let prefix = format!("{} #{attempt} {status}", event.id);
+            .unwrap_or(Outcome::TIMEOUT);
+        let prefix = format!("{} #{attempt} {}", event.id, outcome.status());
 
-        if (200..=299).contains(&status) {
-            event.fate = Fate::Delivered;
-            self.endpoints[event.endpoint].pending.remove(&seq);
-            return format!("{prefix} delivered");
-        }
-        if is_retryable(status) && attempt < MAX_ATTEMPTS {
-            // From the call's ts, not the old due time: a late process pushes the schedule.
-            event.due_at = ts + retry_wait(attempt);
-            return format!("{prefix} retry at {}", event.due_at);
-        }
-        let death = self.deaths;
-        self.deaths += 1;
-        event.fate = Fate::Dead(death);
         let endpoint = &mut self.endpoints[event.endpoint];
-        endpoint.pending.remove(&seq);
-        endpoint.dead.insert(death, seq);
-        self.dead_letters.insert(death, seq);
-        format!("{prefix} dead")
+        // The policy in force now, at the failure, decides (`policy.in-force`); from the call's
+        // ts, not the old due time, so a late process pushes the schedule.
+        match schedule::next(&endpoint.policy, outcome, attempt, ts) {
+            Next::Delivered => {
+                event.fate = Fate::Delivered;
+                endpoint.pending.remove(&seq);
+                (format!("{prefix} delivered"), false)
+            }
+            Next::RetryAt(due) => {
+                event.due_at = due;
+                (format!("{prefix} retry at {due}"), false)
+            }
+            Next::Dead { disable_endpoint } => {
+                let death = self.deaths;
+                self.deaths += 1;
+                event.fate = Fate::Dead(death);
+                endpoint.pending.remove(&seq);
+                endpoint.dead.insert(death, seq);
+                self.dead_letters.insert(death, seq);
+                (format!("{prefix} dead"), disable_endpoint)
+            }
+        }
     }
-}
-
-fn is_retryable(status: u16) -> bool {
-    matches!(status, 0 | 408 | 429 | 500..=599)
-}
-
-/// The wait after the `failures`-th failed attempt: 30, 60, 120, 240, then 300 for good.
-fn retry_wait(failures: u32) -> i64 {
-    // Four doublings already pass the cap, so clamping the shift keeps it from overflowing.
-    let doublings = failures.saturating_sub(1).min(4);
-    (FIRST_WAIT << doublings).min(MAX_WAIT)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn waits_double_up_to_the_cap() {
-        let waits: Vec<i64> = (1..=7).map(retry_wait).collect();
-        assert_eq!(waits, [30, 60, 120, 240, 300, 300, 300]);
+    fn plain(statuses: &[u16]) -> Vec<Outcome> {
+        statuses.iter().copied().map(Outcome::plain).collect()
     }
 
     #[test]
     fn sixth_retryable_failure_is_final() {
         let mut d = Dispatcher::new();
         d.register("shop").unwrap();
-        d.enqueue(0, "shop", "e", vec![503]).unwrap();
+        d.enqueue(0, "shop", "e", plain(&[503])).unwrap();
         let mut records = Vec::new();
         for ts in [0, 30, 90, 210, 450, 750, 10_000] {
             records.extend(d.process(ts));
@@ -334,7 +352,7 @@ mod tests {
     fn held_events_keep_their_count_and_resume_the_schedule() {
         let mut d = Dispatcher::new();
         d.register("shop").unwrap();
-        d.enqueue(0, "shop", "e", vec![500, 500, 200]).unwrap();
+        d.enqueue(0, "shop", "e", plain(&[500, 500, 200])).unwrap();
         assert_eq!(d.process(0), ["e #1 500 retry at 30"]);
         d.disable("shop").unwrap();
         assert_eq!(d.process(100), Vec::<String>::new());

@@ -1,0 +1,357 @@
+//! The retry schedule: an endpoint's retry policy (roadmap Part 4), the scripted outcome of an
+//! attempt with its optional Retry-After (Part 5), and what one attempt leads to. Values here are
+//! range-checked on construction, so the dispatcher can rely on them without re-checking.
+
+use crate::error::Error;
+
+/// Largest due time (and `ts` magnitude) that every mainstream JSON reader holds exactly
+/// (`op.ts-range`, `retry.beyond-range`).
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// The brief's schedule, the default policy (Part 1): an event gets at most 6 attempts...
+const DEFAULT_ATTEMPTS: u32 = 6;
+/// ...and the waits after failures 1 to 5 are 30, 60, 120, 240 and 300, the last repeating. The
+/// brief's 300-second cap is simply that repeating last wait.
+const DEFAULT_WAITS: [i64; 5] = [30, 60, 120, 240, 300];
+
+/// Bounds of a policy's `attempts` (Part 4).
+const ATTEMPTS: std::ops::RangeInclusive<i64> = 1..=100;
+/// Bounds of a policy's waits (Part 4): 1 s to 30 days. A zero wait would make a retry due
+/// within the same `process` call, breaking `process.once-per-call`.
+const WAITS: std::ops::RangeInclusive<i64> = 1..=2_592_000;
+/// Bounds of an outcome's `retry_after` (Part 5): 0 s to 30 days.
+const RETRY_AFTER: std::ops::RangeInclusive<i64> = 0..=2_592_000;
+
+/// An endpoint's retry policy. It remembers whether `disable_on_gone` was given at all, because
+/// the `policy` query echoes exactly the keys `set_policy` received, an explicit `false` included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    attempts: u32,
+    /// Never empty (checked by [`Policy::new`]); the last entry repeats once the list runs out.
+    waits: Vec<i64>,
+    disable_on_gone: Option<bool>,
+}
+
+impl Default for Policy {
+    /// The brief's schedule; `set_policy` with `null` restores it (`policy.default`).
+    fn default() -> Self {
+        Policy {
+            attempts: DEFAULT_ATTEMPTS,
+            waits: DEFAULT_WAITS.to_vec(),
+            disable_on_gone: None,
+        }
+    }
+}
+
+impl Policy {
+    /// A policy from already type-checked values; any value out of range is `invalid policy`.
+    pub fn new(
+        attempts: i64,
+        waits: Vec<i64>,
+        disable_on_gone: Option<bool>,
+    ) -> Result<Policy, Error> {
+        if !ATTEMPTS.contains(&attempts)
+            || waits.is_empty()
+            || waits.iter().any(|wait| !WAITS.contains(wait))
+        {
+            return Err(Error::InvalidPolicy);
+        }
+        Ok(Policy {
+            attempts: u32::try_from(attempts).map_err(|_| Error::InvalidPolicy)?,
+            waits,
+            disable_on_gone,
+        })
+    }
+
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    pub fn waits(&self) -> &[i64] {
+        &self.waits
+    }
+
+    /// `disable_on_gone` as given: `None` when the key was absent.
+    pub fn disable_on_gone(&self) -> Option<bool> {
+        self.disable_on_gone
+    }
+
+    /// The wait after the `failures`-th failed attempt: `waits[failures - 1]`, the last entry
+    /// repeating.
+    fn wait_after(&self, failures: u32) -> i64 {
+        let index = usize::try_from(failures.saturating_sub(1)).unwrap_or(usize::MAX);
+        // `waits` is never empty, so the fallback is unreachable; the longest allowed wait at
+        // least keeps a retry in the future.
+        self.waits
+            .get(index)
+            .or(self.waits.last())
+            .copied()
+            .unwrap_or(*WAITS.end())
+    }
+}
+
+/// The scripted result of one attempt: an HTTP status (0 for a timeout) and, optionally, the
+/// `Retry-After` the endpoint sent with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    status: u16,
+    retry_after: Option<i64>,
+}
+
+impl Outcome {
+    /// A timeout with no Retry-After: what an attempt gets if its script were ever empty.
+    pub const TIMEOUT: Outcome = Outcome {
+        status: 0,
+        retry_after: None,
+    };
+
+    /// An outcome from already type-checked values; a status or `retry_after` out of range is
+    /// `invalid outcomes`.
+    pub fn new(status: i64, retry_after: Option<i64>) -> Result<Outcome, Error> {
+        let status_ok = status == 0 || (100..=599).contains(&status);
+        let retry_after_ok = retry_after.is_none_or(|r| RETRY_AFTER.contains(&r));
+        if !status_ok || !retry_after_ok {
+            return Err(Error::InvalidOutcomes);
+        }
+        Ok(Outcome {
+            status: u16::try_from(status).map_err(|_| Error::InvalidOutcomes)?,
+            retry_after,
+        })
+    }
+
+    /// A plain integer status, as the brief's outcomes lists hold.
+    #[cfg(test)]
+    pub fn plain(status: u16) -> Outcome {
+        Outcome {
+            status,
+            retry_after: None,
+        }
+    }
+
+    pub fn status(self) -> u16 {
+        self.status
+    }
+}
+
+/// What an attempt leads to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Delivered,
+    /// Still pending, next attempt due at this time.
+    RetryAt(i64),
+    /// Dead-lettered; `disable_endpoint` when it was a 410 under `disable_on_gone`.
+    Dead {
+        disable_endpoint: bool,
+    },
+}
+
+/// Decides what follows attempt number `attempt` (the count including this one), answered with
+/// `outcome` in the `process` call at `ts`, under the policy in force at that moment.
+pub fn next(policy: &Policy, outcome: Outcome, attempt: u32, ts: i64) -> Next {
+    let status = outcome.status;
+    if (200..=299).contains(&status) {
+        return Next::Delivered;
+    }
+    if !is_retryable(status) {
+        // Permanent whatever attempts remain; only a 410 may also pause the endpoint.
+        return Next::Dead {
+            disable_endpoint: status == 410 && policy.disable_on_gone == Some(true),
+        };
+    }
+    // `>=` rather than `==`: a policy changed mid-retry may allow fewer attempts than were
+    // already made, and the attempt it still gets is then the last (`policy.no-reschedule`).
+    if attempt >= policy.attempts {
+        return Next::Dead {
+            disable_endpoint: false,
+        };
+    }
+    let w = policy.wait_after(attempt);
+    let wait = match outcome.retry_after {
+        // Honour the endpoint's Retry-After, but within [w, 2w] so that a misbehaving endpoint
+        // can neither hurry nor stall its retries (`retry-after.wait`).
+        Some(r) if matches!(status, 429 | 503) => r.max(w).min(w.saturating_mul(2)),
+        _ => w,
+    };
+    // A due time past the safe range could never be reached by a valid `ts`, so the event
+    // dies now instead of waiting forever (`retry.beyond-range`).
+    match ts.checked_add(wait) {
+        Some(due) if due <= MAX_SAFE_INTEGER => Next::RetryAt(due),
+        _ => Next::Dead {
+            disable_endpoint: false,
+        },
+    }
+}
+
+fn is_retryable(status: u16) -> bool {
+    matches!(status, 0 | 408 | 429 | 500..=599)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(attempts: i64, waits: &[i64]) -> Policy {
+        Policy::new(attempts, waits.to_vec(), None).expect("a valid test policy")
+    }
+
+    fn with_retry_after(status: i64, r: i64) -> Outcome {
+        Outcome::new(status, Some(r)).expect("a valid test outcome")
+    }
+
+    #[test]
+    fn default_waits_double_up_to_the_cap() {
+        let waits: Vec<i64> = (1..=7).map(|n| Policy::default().wait_after(n)).collect();
+        assert_eq!(waits, [30, 60, 120, 240, 300, 300, 300]);
+    }
+
+    #[test]
+    fn the_last_wait_repeats_and_may_exceed_300() {
+        let p = policy(10, &[5, 3600]);
+        let waits: Vec<i64> = (1..=4).map(|n| p.wait_after(n)).collect();
+        assert_eq!(waits, [5, 3600, 3600, 3600]);
+    }
+
+    #[test]
+    fn policy_ranges() {
+        assert!(Policy::new(1, vec![1], None).is_ok());
+        assert!(Policy::new(100, vec![2_592_000], Some(false)).is_ok());
+        for (attempts, waits) in [
+            (0, vec![30]),
+            (101, vec![30]),
+            (-1, vec![30]),
+            (3, vec![]),
+            (3, vec![0]),
+            (3, vec![30, 2_592_001]),
+            (3, vec![-5]),
+        ] {
+            assert_eq!(
+                Policy::new(attempts, waits.clone(), None),
+                Err(Error::InvalidPolicy),
+                "{attempts} {waits:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn outcome_ranges() {
+        assert!(Outcome::new(0, None).is_ok());
+        assert!(Outcome::new(599, Some(0)).is_ok());
+        assert!(Outcome::new(503, Some(2_592_000)).is_ok());
+        for (status, r) in [(99, None), (600, None), (-1, None), (503, Some(-1))] {
+            assert_eq!(Outcome::new(status, r), Err(Error::InvalidOutcomes));
+        }
+        assert_eq!(
+            Outcome::new(503, Some(2_592_001)),
+            Err(Error::InvalidOutcomes)
+        );
+    }
+
+    #[test]
+    fn retry_after_is_clamped_to_w_and_twice_w() {
+        let p = Policy::default();
+        // The roadmap's example: w = 30 after the first failure.
+        assert_eq!(next(&p, with_retry_after(503, 45), 1, 0), Next::RetryAt(45));
+        assert_eq!(
+            next(&p, with_retry_after(503, 600), 1, 0),
+            Next::RetryAt(60)
+        );
+        assert_eq!(next(&p, with_retry_after(503, 5), 1, 0), Next::RetryAt(30));
+        assert_eq!(next(&p, with_retry_after(429, 0), 1, 0), Next::RetryAt(30));
+        // Up to 600 s with the default's 300.
+        assert_eq!(
+            next(&p, with_retry_after(429, 10_000), 5, 100),
+            Next::RetryAt(700)
+        );
+    }
+
+    #[test]
+    fn retry_after_is_ignored_off_429_and_503_and_on_the_last_attempt() {
+        let p = Policy::default();
+        for status in [0, 408, 500, 502, 504] {
+            assert_eq!(
+                next(&p, with_retry_after(status, 50), 1, 0),
+                Next::RetryAt(30),
+                "{status}"
+            );
+        }
+        assert_eq!(next(&p, with_retry_after(200, 50), 1, 0), Next::Delivered);
+        assert_eq!(
+            next(&p, with_retry_after(404, 50), 1, 0),
+            Next::Dead {
+                disable_endpoint: false
+            }
+        );
+        assert_eq!(
+            next(&p, with_retry_after(503, 50), 6, 0),
+            Next::Dead {
+                disable_endpoint: false
+            }
+        );
+    }
+
+    #[test]
+    fn gone_disables_only_under_disable_on_gone() {
+        let gone = Outcome::plain(410);
+        let dead = |disable_endpoint| Next::Dead { disable_endpoint };
+        assert_eq!(next(&Policy::default(), gone, 1, 0), dead(false));
+        let off = Policy::new(6, vec![30], Some(false)).expect("valid");
+        assert_eq!(next(&off, gone, 1, 0), dead(false));
+        let on = Policy::new(6, vec![30], Some(true)).expect("valid");
+        assert_eq!(next(&on, gone, 1, 0), dead(true));
+        // Other permanent statuses never disable.
+        assert_eq!(next(&on, Outcome::plain(404), 1, 0), dead(false));
+    }
+
+    #[test]
+    fn attempts_beyond_the_policy_die_on_a_retryable_failure() {
+        let p = policy(2, &[10]);
+        assert_eq!(next(&p, Outcome::plain(500), 1, 0), Next::RetryAt(10));
+        for attempt in [2, 3, 6] {
+            assert_eq!(
+                next(&p, Outcome::plain(500), attempt, 0),
+                Next::Dead {
+                    disable_endpoint: false
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn due_times_past_the_safe_range_die() {
+        let p = Policy::default();
+        let edge = MAX_SAFE_INTEGER - 30;
+        assert_eq!(
+            next(&p, Outcome::plain(503), 1, edge),
+            Next::RetryAt(MAX_SAFE_INTEGER)
+        );
+        assert_eq!(
+            next(&p, Outcome::plain(503), 1, edge + 1),
+            Next::Dead {
+                disable_endpoint: false
+            }
+        );
+        // The exact sum counts, whatever gave the wait: here Retry-After's 45.
+        assert_eq!(
+            next(&p, with_retry_after(503, 45), 1, MAX_SAFE_INTEGER - 45),
+            Next::RetryAt(MAX_SAFE_INTEGER)
+        );
+        assert_eq!(
+            next(&p, with_retry_after(503, 45), 1, MAX_SAFE_INTEGER - 44),
+            Next::Dead {
+                disable_endpoint: false
+            }
+        );
+        // Checked, not wrapping, even far outside any valid ts.
+        assert_eq!(
+            next(&p, Outcome::plain(503), 1, i64::MAX),
+            Next::Dead {
+                disable_endpoint: false
+            }
+        );
+        // Negative due times are ordinary (`op.ts-any-order`).
+        assert_eq!(
+            next(&p, Outcome::plain(503), 1, -MAX_SAFE_INTEGER),
+            Next::RetryAt(-MAX_SAFE_INTEGER + 30)
+        );
+    }
+}
