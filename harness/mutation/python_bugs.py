@@ -176,6 +176,59 @@ BUGS = {
         ("return [e.id for e in self.dead_letters if e.endpoint_id == endpoint_id]",
          "return [e.id for e in self.dead_letters]"),
     ],
+    # Parts 4 and 5 of the roadmap (spec sections 11 and 12) and `retry.beyond-range`.
+    "the default policy applies whatever the endpoint's": [
+        ("policy = endpoint.policy  # the policy", "policy = DEFAULT_POLICY  # the policy"),
+    ],
+    "a policy's waits are read one entry late": [
+        ("wait = waits[min(n, len(waits)) - 1]", "wait = waits[min(n, len(waits) - 1)]"),
+    ],
+    "a policy allows one attempt more": [
+        ('if retryable and n < policy["attempts"]:', 'if retryable and n <= policy["attempts"]:'),
+    ],
+    "set_policy null keeps the old policy": [
+        ("endpoint.policy = copy_policy(DEFAULT_POLICY if policy is None else policy)",
+         "endpoint.policy = copy_policy(endpoint.policy if policy is None else policy)"),
+    ],
+    "a policy of 0 attempts is valid": [
+        ("1 <= attempts <= MAX_POLICY_ATTEMPTS", "0 <= attempts <= MAX_POLICY_ATTEMPTS"),
+    ],
+    "an empty waits list is valid": [
+        ("if not isinstance(waits, list) or not waits:", "if not isinstance(waits, list):"),
+    ],
+    "an unknown policy key is ignored": [
+        ('if not {"attempts", "waits"} <= set(policy) <= POLICY_KEYS:', 'if not {"attempts", "waits"} <= set(policy):'),
+    ],
+    "retry_after is not capped at twice the wait": [
+        ("wait = min(max(retry_after, wait), 2 * wait)", "wait = max(retry_after, wait)"),
+    ],
+    "retry_after may shorten the wait": [
+        ("wait = min(max(retry_after, wait), 2 * wait)", "wait = min(retry_after, 2 * wait)"),
+    ],
+    "retry_after is honoured on every retryable status": [
+        ("if retry_after is not None and status in (429, 503):", "if retry_after is not None:"),
+    ],
+    "retry_after is ignored on 429": [
+        ("if retry_after is not None and status in (429, 503):", "if retry_after is not None and status == 503:"),
+    ],
+    "an outcome object may lack its status": [
+        ('if "status" not in outcome or not set(outcome) <= OUTCOME_KEYS:', 'if not set(outcome) <= OUTCOME_KEYS:'),
+        ('    return valid_status(outcome["status"])', '    return valid_status(outcome.get("status", 200))'),
+        ('        return outcome["status"], outcome.get("retry_after")', '        return outcome.get("status", 200), outcome.get("retry_after")'),
+    ],
+    "disable_on_gone is ignored": [
+        ('if status == 410 and policy.get("disable_on_gone", False):', 'if False:'),
+    ],
+    "disable_on_gone disables on any 4xx": [
+        ('if status == 410 and policy.get("disable_on_gone", False):', 'if 400 <= status <= 499 and policy.get("disable_on_gone", False):'),
+    ],
+    "no record for an endpoint disabled by a 410": [
+        ('            records.append(f"{event.endpoint_id} disabled")\n', ""),
+    ],
+    "a due time past 2^53 - 1 is a retry": [
+        ("if ts + wait <= TS_LIMIT:", "if True:"),
+    ],
+
 }
 
 
