@@ -10,12 +10,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Which part an implementation needs to run a case: the brief's Parts 1 to 3, then the
-/// roadmap's (`/work/shared/roadmap.md`: Parts 4 to 7, each optional).
+/// roadmap's (`shared/roadmap.md`: Parts 4 to 7, each optional).
 ///
 /// A part is its variant, its name ([`Part::as_str`]), the parts it builds on
 /// ([`Part::builds_on`]) and its place in [`Part::ALL`], which is its number (Part 1 first).
-/// Everything else (the grade, every report, the flags, the handshake, the case files) goes over
-/// `Part::ALL`, so a new part is one variant with those three and nothing else.
+/// Everything else in the code (the grade, every report, the flags, the handshake, the case
+/// files) goes over `Part::ALL`, so a new part is those four, here. Outside the code, the JSON
+/// schemas under `spec/` and the adapters' lists name the parts too; tests fail until they
+/// name a new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Part {
     Retries,
