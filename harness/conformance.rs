@@ -3,7 +3,9 @@
 //!
 //! `HOOKCHECK_IMPL="<command>"` (or a solution file, as `hookcheck check --impl` takes it)
 //! checks that implementation (spec/protocol.md) instead of the reference; `HOOKCHECK_PER_CASE=1` starts it once per case, `HOOKCHECK_TIMEOUT` sets the
-//! seconds per case. Cases of parts it does not declare are listed as ignored.
+//! seconds per case. Cases of parts it does not declare are listed as ignored; a case for
+//! implementations without a part it declares (`without:`) is ignored when it runs, with the
+//! reason (the reference declares every part, so those cases are always ignored here).
 //! `HOOKCHECK_ORIGIN=brief` checks only what the brief states, as `hookcheck check --origin
 //! brief`: the other cases are listed as ignored.
 //!
@@ -13,12 +15,12 @@
 
 use hookcheck::case::{self, Case, LoadError, Source};
 use hookcheck::compare::Scope;
-use hookcheck::conformance::outcome;
+use hookcheck::conformance::completion;
 use hookcheck::corpus::{Corpus, coverage, problems, situation_gaps};
 use hookcheck::implementation::{Implementation, Options, Reference, Subprocess};
 use hookcheck::runner::{Selection, check};
 use hookcheck::spec;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
@@ -158,7 +160,7 @@ fn case_trials(
             let ignored = !applicable || !selected(id);
             let (file, implementation, id) =
                 (Arc::clone(file), Arc::clone(implementation), id.clone());
-            Trial::test(format!("{suite}::{id}"), move || {
+            Trial::ignorable_test(format!("{suite}::{id}"), move || {
                 run_case(&file, implementation.as_ref(), &id, scope)
             })
             .with_ignored_flag(ignored)
@@ -171,7 +173,7 @@ fn run_case(
     implementation: &(dyn Implementation + Send),
     id: &str,
     scope: Scope,
-) -> Result<(), Failed> {
+) -> Result<Completion, Failed> {
     let cases = file
         .cases()
         .as_ref()
@@ -182,7 +184,7 @@ fn run_case(
             file.source.path.display()
         )
     })?;
-    outcome(check(implementation, case, scope))
+    completion(check(implementation, case, scope))
 }
 
 /// Checks of the corpus as a whole; each loads every case file.

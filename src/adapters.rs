@@ -130,4 +130,41 @@ mod tests {
         assert!(e.contains("not overwritten"), "{e}");
         cleanup();
     }
+
+    /// The adapters check the names a solution declares against their own list: a part hookcheck
+    /// knows and an adapter does not would be refused before hookcheck sees it. A solution that
+    /// declares nothing offers the brief's three parts.
+    #[test]
+    fn the_adapters_know_every_part_and_default_to_the_brief() {
+        use crate::case::Part;
+        let quoted = |parts: &[Part]| -> String {
+            parts
+                .iter()
+                .map(|p| format!("\"{p}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let brief = quoted(&Part::BRIEF);
+        let roadmap: Vec<Part> = Part::ALL
+            .into_iter()
+            .filter(|p| !Part::BRIEF.contains(p))
+            .collect();
+        let roadmap = quoted(&roadmap);
+        for (adapter, default, known) in [
+            (
+                "python",
+                format!("BRIEF_PARTS = ({brief})"),
+                format!("PARTS = BRIEF_PARTS + ({roadmap})"),
+            ),
+            (
+                "node",
+                format!("const BRIEF_PARTS = [{brief}];"),
+                format!("const PARTS = [...BRIEF_PARTS, {roadmap}];"),
+            ),
+        ] {
+            let source = by_language(adapter).expect("an adapter").source;
+            assert!(source.contains(&default), "{adapter}: {default}");
+            assert!(source.contains(&known), "{adapter}: {known}");
+        }
+    }
 }

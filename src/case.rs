@@ -9,28 +9,195 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-/// Which part of the brief an implementation needs to run a case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "lowercase")]
+/// Which part an implementation needs to run a case: the brief's Parts 1 to 3, then the
+/// roadmap's (`shared/roadmap.md`: Parts 4 to 7, each optional).
+///
+/// A part is its variant, its name ([`Part::as_str`]), the parts it builds on
+/// ([`Part::builds_on`]) and its place in [`Part::ALL`], which is its number (Part 1 first).
+/// Everything else in the code (the grade, every report, the flags, the handshake, the case
+/// files) goes over `Part::ALL`, so a new part is those four, here. Outside the code, the JSON
+/// schemas under `spec/` and the adapters' lists name the parts too; tests fail until they
+/// name a new one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Part {
     Retries,
     Ordering,
     Pause,
+    Policy,
+    RetryAfter,
 }
 
 impl Part {
-    pub const ALL: [Part; 3] = [Part::Retries, Part::Ordering, Part::Pause];
+    /// Every part, in the order of their numbers.
+    pub const ALL: [Part; 5] = [
+        Part::Retries,
+        Part::Ordering,
+        Part::Pause,
+        Part::Policy,
+        Part::RetryAfter,
+    ];
+
+    /// The brief's own parts: what an implementation that declares nothing offers (per-case
+    /// mode without `--parts`, the adapters without `HOOKCHECK_PARTS`, the library harness
+    /// without `Suite::parts`).
+    pub const BRIEF: [Part; 3] = [Part::Retries, Part::Ordering, Part::Pause];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Part::Retries => "retries",
             Part::Ordering => "ordering",
             Part::Pause => "pause",
+            Part::Policy => "policy",
+            Part::RetryAfter => "retry-after",
+        }
+    }
+
+    /// The parts this one builds on directly: the roadmap's parts build on the brief's, and
+    /// Part 5 uses Part 4's policy. [`Part::needs`] follows them through.
+    pub fn builds_on(self) -> &'static [Part] {
+        match self {
+            Part::Retries | Part::Ordering | Part::Pause => &[],
+            Part::Policy => &Part::BRIEF,
+            Part::RetryAfter => &[Part::Policy],
         }
     }
 
     pub fn parse(s: &str) -> Option<Part> {
         Part::ALL.into_iter().find(|p| p.as_str() == s)
+    }
+
+    /// Its number: Part 1 is `retries`.
+    pub fn number(self) -> usize {
+        Part::ALL
+            .iter()
+            .position(|p| *p == self)
+            .map_or(0, |i| i + 1)
+    }
+
+    /// Every part an implementation that offers this one must offer too, in number order.
+    pub fn needs(self) -> Vec<Part> {
+        let mut needed: Vec<Part> = Vec::new();
+        let mut next: Vec<Part> = self.builds_on().to_vec();
+        while let Some(p) = next.pop() {
+            if !needed.contains(&p) {
+                needed.push(p);
+                next.extend_from_slice(p.builds_on());
+            }
+        }
+        needed.sort_unstable();
+        needed
+    }
+
+    /// The names of every part, for messages: `retries, ordering, pause, ...`.
+    pub fn names() -> String {
+        Part::ALL.map(Part::as_str).join(", ")
+    }
+
+    /// Whether a declaration of parts (a handshake, `--parts`, a manifest's `parts`,
+    /// `Suite::parts`) holds together: a part offered with a part it builds on left out is
+    /// refused, naming what is missing. An implementation whose Part 5 cannot set a policy
+    /// would fail every case of it for want of Part 4, which is not what it is graded on.
+    pub fn check_declared(parts: &[Part]) -> Result<(), String> {
+        let problems: Vec<String> = Part::ALL
+            .iter()
+            .filter(|p| parts.contains(p))
+            .filter_map(|p| {
+                let missing: Vec<Part> = p
+                    .needs()
+                    .into_iter()
+                    .filter(|n| !parts.contains(n))
+                    .collect();
+                if missing.is_empty() {
+                    return None;
+                }
+                let named: Vec<String> = missing
+                    .iter()
+                    .map(|m| format!("`{}` (Part {})", m.as_str(), m.number()))
+                    .collect();
+                let (list, verb, them) = match named.as_slice() {
+                    [one] => (one.clone(), "is", "it"),
+                    [init @ .., last] => (format!("{} and {last}", init.join(", ")), "are", "them"),
+                    [] => (String::new(), "is", "it"),
+                };
+                Some(format!(
+                    "part `{}` (Part {}) builds on {list}, which {verb} not declared: declare \
+                     {them} too, or leave `{}` out",
+                    p.as_str(),
+                    p.number(),
+                    p.as_str()
+                ))
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("; "))
+        }
+    }
+}
+
+impl fmt::Display for Part {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The flags that take parts (`--parts`, `--part`, `--require-parts`) take exactly the names of
+/// [`Part::ALL`], and their help lists them, whatever parts there are.
+impl clap::ValueEnum for Part {
+    fn value_variants<'a>() -> &'a [Self] {
+        &Part::ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.as_str()))
+    }
+}
+
+/// Why a case does not apply to an implementation. Such a case is counted apart, never failed,
+/// and not sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inapplicable {
+    /// The case needs a part the implementation does not declare.
+    NotImplemented(Part),
+    /// The case is for implementations without this part (its `without` list), and the
+    /// implementation declares it.
+    Offers(Part),
+    /// Every step depends on how a number is written, and the implementation sees values only.
+    Spelling,
+}
+
+impl Inapplicable {
+    /// A few words for a table cell or a title: `not implemented`, `offers retry-after`.
+    pub fn short(self) -> String {
+        match self {
+            Inapplicable::NotImplemented(_) => "not implemented".to_string(),
+            Inapplicable::Offers(p) => format!("offers {p}"),
+            Inapplicable::Spelling => "number spelling".to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Inapplicable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Inapplicable::NotImplemented(p) => write!(
+                f,
+                "not implemented: the case needs part `{p}` (Part {}), which the implementation \
+                 does not declare",
+                p.number()
+            ),
+            Inapplicable::Offers(p) => write!(
+                f,
+                "not applicable: the case is for implementations without part `{p}` (Part {}), \
+                 and this one declares it",
+                p.number()
+            ),
+            Inapplicable::Spelling => f.write_str(
+                "not applicable: every step depends on how a number is written, and the \
+                 implementation reads number values",
+            ),
+        }
     }
 }
 
@@ -93,6 +260,9 @@ struct RawCase {
     recorded: Option<Recorded>,
     #[serde(default)]
     situations: BTreeMap<String, Vec<String>>,
+    /// Read as text and checked after the cases, as the file's `part` is.
+    #[serde(default)]
+    without: Vec<Spanned<String>>,
     steps: Vec<RawStep>,
 }
 
@@ -132,6 +302,10 @@ pub struct Case {
     pub recorded: Option<Recorded>,
     /// The rules the case checks in each situation of `spec/situations.md`.
     pub situations: BTreeMap<String, Vec<String>>,
+    /// The case applies only to implementations that offer none of these parts: what it
+    /// expects is what the brief says without them (an outcomes object is invalid outcomes
+    /// without Part 5, valid with it).
+    pub without: Vec<Part>,
     pub steps: Vec<Step>,
     pub part: Part,
     /// The folder under `cases/` the file sits in: `retries`, `errors`, `regressions`...
@@ -148,6 +322,18 @@ impl Case {
 
     pub fn operations(&self) -> Vec<Value> {
         self.steps.iter().map(|s| s.op.clone()).collect()
+    }
+
+    /// Why the case does not apply to an implementation offering `parts`, if it does not: its
+    /// part is not among them, or one of its `without` parts is.
+    pub fn inapplicable(&self, parts: &[Part]) -> Option<Inapplicable> {
+        if !parts.contains(&self.part) {
+            return Some(Inapplicable::NotImplemented(self.part));
+        }
+        self.without
+            .iter()
+            .find(|p| parts.contains(p))
+            .map(|p| Inapplicable::Offers(*p))
     }
 }
 
@@ -413,7 +599,18 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
         reason,
     };
     let mut cases = Vec::with_capacity(raw.cases.len());
+    // The first name in a `without` list that is no part, told once the cases are parsed.
+    let mut unknown_without = None;
     for c in raw.cases {
+        let mut without = Vec::with_capacity(c.without.len());
+        for name in c.without {
+            match Part::parse(name.value.trim()) {
+                Some(p) => without.push(p),
+                None => {
+                    unknown_without.get_or_insert((name.referenced, name.value));
+                }
+            }
+        }
         let mut steps = Vec::with_capacity(c.steps.len());
         for s in c.steps {
             let line = line_of(&s.op.referenced);
@@ -437,15 +634,20 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
             notes: c.notes,
             recorded: c.recorded,
             situations: c.situations,
+            without,
             steps,
             part: part.unwrap_or(Part::Retries),
             suite: suite.to_string(),
             file: Arc::clone(&file),
         });
     }
-    if part.is_none() {
-        let names: Vec<&str> = Part::ALL.iter().map(|p| p.as_str()).collect();
-        let near = crate::spec::closest(raw.part.value.trim(), names.iter().copied())
+    let unknown = if part.is_none() {
+        Some((raw.part.referenced, raw.part.value, ""))
+    } else {
+        unknown_without.map(|(location, name)| (location, name, " in `without`"))
+    };
+    if let Some((location, name, place)) = unknown {
+        let near = crate::spec::closest(name.trim(), Part::ALL.map(Part::as_str))
             .map(|n| format!(": did you mean `{n}`?"))
             .unwrap_or_default();
         // The cases parsed: their own problems are told now too, not after the part is fixed.
@@ -454,11 +656,10 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
             .map(|p| format!("\n{p}"))
             .collect();
         return Err(at(
-            &raw.part.referenced,
+            &location,
             format!(
-                "unknown part `{}`, expected one of {}{near}{}",
-                raw.part.value,
-                names.join(", "),
+                "unknown part `{name}`{place}, expected one of {}{near}{}",
+                Part::names(),
                 also.concat()
             ),
         ));
@@ -897,6 +1098,76 @@ cases:
 }
 
 #[cfg(test)]
+mod part_tests {
+    use super::Part;
+
+    #[test]
+    fn parts_are_numbered_named_and_read_back() {
+        for (i, p) in Part::ALL.into_iter().enumerate() {
+            assert_eq!(p.number(), i + 1);
+            assert_eq!(Part::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(Part::ALL[..Part::BRIEF.len()], Part::BRIEF);
+        assert_eq!(Part::parse("retry-after"), Some(Part::RetryAfter));
+        assert_eq!(Part::parse("retry_after"), None);
+        assert_eq!(
+            Part::RetryAfter.needs(),
+            [Part::Retries, Part::Ordering, Part::Pause, Part::Policy]
+        );
+        assert_eq!(Part::Policy.needs(), Part::BRIEF);
+        // Every part of the roadmap builds on the brief's; the brief's on nothing.
+        for p in Part::ALL {
+            let brief = Part::BRIEF.contains(&p);
+            assert_eq!(p.needs().is_empty(), brief, "{p}");
+            assert!(
+                brief || Part::BRIEF.iter().all(|b| p.needs().contains(b)),
+                "{p}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_declaration_without_the_parts_it_builds_on_is_refused_naming_them() {
+        for ok in [
+            &Part::BRIEF[..],
+            &Part::ALL,
+            &[Part::Retries],
+            &[],
+            &Part::ALL[..4],
+        ] {
+            assert_eq!(Part::check_declared(ok), Ok(()), "{ok:?}");
+        }
+        let mut no_policy = Part::ALL.to_vec();
+        no_policy.retain(|p| *p != Part::Policy);
+        assert_eq!(
+            Part::check_declared(&no_policy),
+            Err(
+                "part `retry-after` (Part 5) builds on `policy` (Part 4), which is not \
+                 declared: declare it too, or leave `retry-after` out"
+                    .to_string()
+            )
+        );
+        let no_pause = [Part::Retries, Part::Ordering, Part::Policy];
+        assert_eq!(
+            Part::check_declared(&no_pause),
+            Err(
+                "part `policy` (Part 4) builds on `pause` (Part 3), which is not declared: \
+                 declare it too, or leave `policy` out"
+                    .to_string()
+            )
+        );
+        let alone = Part::check_declared(&[Part::RetryAfter]).expect_err("refused");
+        assert!(
+            alone.contains(
+                "builds on `retries` (Part 1), `ordering` (Part 2), `pause` (Part 3) \
+                            and `policy` (Part 4), which are not declared"
+            ),
+            "{alone}"
+        );
+    }
+}
+
+#[cfg(test)]
 mod schema_tests {
     use serde_json::Value;
 
@@ -925,12 +1196,51 @@ mod schema_tests {
                 "situations",
                 "steps",
                 "ticket",
-                "title"
+                "title",
+                "without"
             ]
         );
+        // The names editors offer for `part` and `without` are exactly the parts.
+        let names: Vec<&str> = schema["$defs"]["part"]["enum"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(names, super::Part::ALL.map(super::Part::as_str));
         assert_eq!(
             keys(&schema["$defs"]["step"]),
             ["clarified", "expect", "op", "spelling"]
+        );
+    }
+
+    const WITHOUT: &str = "part: retries\ncases:\n  - id: a-case\n    title: t\n    rules: \
+                           [outcomes.valid]\n    origin: clarification\n    without: [retry-after]\n    \
+                           steps:\n      - op: [process, 0]\n        expect: []\n";
+
+    #[test]
+    fn without_lists_parts_and_makes_the_case_inapplicable_to_implementations_offering_them() {
+        use super::{Inapplicable, Part};
+        let cases =
+            super::parse(WITHOUT, std::path::Path::new("w.yaml"), "s").expect("a without case");
+        let case = &cases[0];
+        assert_eq!(case.without, [Part::RetryAfter]);
+        assert_eq!(case.inapplicable(&Part::BRIEF), None);
+        assert_eq!(
+            case.inapplicable(&Part::ALL),
+            Some(Inapplicable::Offers(Part::RetryAfter))
+        );
+        assert_eq!(
+            case.inapplicable(&[Part::Ordering]),
+            Some(Inapplicable::NotImplemented(Part::Retries))
+        );
+        let misspelled = WITHOUT.replace("[retry-after]", "[retry-afterr]");
+        let err = super::parse(&misspelled, std::path::Path::new("w.yaml"), "s")
+            .expect_err("an unknown part");
+        assert_eq!(err.line, 7, "{err}");
+        assert!(
+            err.reason
+                .starts_with("unknown part `retry-afterr` in `without`, expected one of retries,")
+                && err.reason.contains("did you mean `retry-after`?"),
+            "{err}"
         );
     }
 

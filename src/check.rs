@@ -3,7 +3,6 @@
 //! flags into [`CheckOptions`].
 
 use crate::case::{Case, Recorded};
-use crate::compare::Numbers;
 use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
 use crate::grade::{Graded, run_all_streaming, start};
@@ -293,14 +292,9 @@ fn one(
     g.expectations = expectations;
     g.scope = scope;
     let verdicts = g.judged(cases);
-    let spelling_steps = if numbers == Numbers::Values {
-        cases
-            .iter()
-            .filter(|c| declared.contains(&c.part))
-            .map(|c| c.steps.iter().filter(|s| s.spelling).count())
-            .sum()
-    } else {
-        0
+    let offered = report::Offered {
+        parts: &declared,
+        spelling_steps: crate::runner::spelling_steps_of(&declared, numbers, cases),
     };
     let mut total = Tally::default();
     verdicts.iter().for_each(|v| total.add(v));
@@ -351,15 +345,7 @@ fn one(
             write!(
                 out,
                 "{}",
-                report::human_summary(
-                    cases,
-                    &verdicts,
-                    style,
-                    seconds,
-                    spelling_steps,
-                    passed,
-                    &notes
-                )
+                report::human_summary(cases, &verdicts, style, seconds, &offered, passed, &notes)
             )
             .map_err(io)?;
         }
@@ -372,7 +358,7 @@ fn one(
             writeln!(
                 out,
                 "{}",
-                report::json_summary(cases, &verdicts, spelling_steps, passed, &provenance)
+                report::json_summary(cases, &verdicts, &offered, passed, &provenance)
             )
             .map_err(io)?;
         }

@@ -23,7 +23,9 @@
 //! ```
 //!
 //! `cargo test --test conformance -- ordering::` runs the ordering cases; `--list` lists them.
-//! Cases of parts not declared ([`Suite::parts`]) are listed as ignored.
+//! Cases of parts not declared ([`Suite::parts`]; the brief's three by default) are listed as
+//! ignored; a case for implementations without a part that is declared (its `without` list) is
+//! ignored when it runs, with the reason.
 
 use crate::case::Case;
 use crate::corpus::{Corpus, Sources, problems};
@@ -32,7 +34,7 @@ use crate::runner::{Selection, Verdict, check};
 // What the builder takes, here for `use hookcheck::conformance::{Numbers, Part, Suite}`.
 pub use crate::case::Part;
 pub use crate::compare::Numbers;
-use libtest_mimic::{Arguments, Failed, Trial};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -49,13 +51,20 @@ pub struct InProcess {
 }
 
 impl InProcess {
+    /// An implementation of the brief's three parts (what one that declares nothing offers).
     pub fn new(name: &str, run: impl Fn(&[Value]) -> Vec<Value> + Send + Sync + 'static) -> Self {
         InProcess {
             run: Arc::new(run),
             name: name.to_string(),
-            parts: Part::ALL.to_vec(),
+            parts: Part::BRIEF.to_vec(),
             numbers: Numbers::Spelling,
         }
+    }
+
+    /// The same, offering `parts` instead.
+    pub fn with_parts(mut self, parts: &[Part]) -> Self {
+        self.parts = parts.to_vec();
+        self
     }
 }
 
@@ -112,7 +121,8 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// Every built-in case, all three parts, against `run`.
+    /// Every built-in case against `run`, which offers the brief's three parts unless
+    /// [`Suite::parts`] says otherwise.
     pub fn new(run: impl Fn(&[Value]) -> Vec<Value> + Send + Sync + 'static) -> Suite {
         Suite {
             implementation: InProcess::new("the implementation under test", run),
@@ -121,7 +131,9 @@ impl Suite {
         }
     }
 
-    /// The parts of the brief implemented; cases of the others are ignored.
+    /// The parts implemented (the brief's three by default); cases of the others are ignored.
+    /// A part without one it builds on (`RetryAfter` without `Policy`) is refused: the trials
+    /// are then one failing trial that says what is missing.
     pub fn parts(mut self, parts: &[Part]) -> Suite {
         self.implementation.parts = parts.to_vec();
         self
@@ -172,11 +184,19 @@ impl Suite {
             }
         })];
         let parts = implementation.parts();
+        // A declaration that does not hold together is refused, as `hookcheck check` refuses it:
+        // no case is run on it.
+        if let Err(why) = Part::check_declared(&parts) {
+            trials.push(Trial::test("suite::parts", move || {
+                Err(format!("Suite::parts: {why}").into())
+            }));
+            return trials;
+        }
         trials.extend(corpus.cases.into_iter().map(|case| {
             let applicable = parts.contains(&case.part) && selection.matches(&case);
             let implementation = Arc::clone(&implementation);
-            Trial::test(case.name(), move || {
-                outcome(check(implementation.as_ref(), &case, scope))
+            Trial::ignorable_test(case.name(), move || {
+                completion(check(implementation.as_ref(), &case, scope))
             })
             .with_ignored_flag(!applicable)
         }));
@@ -191,12 +211,19 @@ impl Suite {
 
 /// A verdict as a trial's result: the failure report, or why the case errored.
 pub fn outcome(verdict: Verdict) -> Result<(), Failed> {
+    completion(verdict).map(|_| ())
+}
+
+/// A verdict as the result of an ignorable trial: as [`outcome`], and a case that turned out
+/// not to apply (a part the implementation declares is in its `without` list) is ignored with
+/// the reason, so the test run shows why it did not count.
+pub fn completion(verdict: Verdict) -> Result<Completion, Failed> {
     match verdict {
+        Verdict::NotApplicable(why) => Ok(Completion::ignored_with(why)),
         Verdict::Passed
-        | Verdict::NotApplicable
         | Verdict::Skipped(_)
         | Verdict::ExpectedFailure { .. }
-        | Verdict::UnexpectedPass { .. } => Ok(()),
+        | Verdict::UnexpectedPass { .. } => Ok(Completion::Completed),
         Verdict::Failed(report) => Err(report.into()),
         Verdict::Errored(message) | Verdict::NotRun(message) => Err(message.into()),
     }
@@ -221,7 +248,7 @@ mod tests {
         let trials = Suite::new(crate::ops::run).trials();
         assert_eq!(trials.len(), corpus.cases.len() + 1);
         assert_eq!(trials[1].name(), corpus.cases[0].name());
-        let reference = InProcess::new("reference", crate::ops::run);
+        let reference = InProcess::new("reference", crate::ops::run).with_parts(&Part::ALL);
         for c in &corpus.cases {
             assert!(
                 outcome(check(&reference, c, Scope::FULL)).is_ok(),
@@ -280,6 +307,63 @@ mod tests {
             check(&short, &case("ticket-first-retry-a-minute-late"), Scope::FULL),
             Verdict::Errored(m) if m.contains("results for")
         ));
+    }
+
+    /// Runs the one trial named `name` of `trials`, as `cargo test -- --exact name` would.
+    fn run_one(trials: Vec<Trial>, name: &str) -> libtest_mimic::Conclusion {
+        let args = Arguments {
+            filter: Some(name.to_string()),
+            exact: true,
+            quiet: true,
+            test_threads: Some(1),
+            ..Arguments::default()
+        };
+        libtest_mimic::run(&args, trials)
+    }
+
+    #[test]
+    fn a_case_without_a_declared_part_is_ignored_with_the_reason_and_run_otherwise() {
+        let name = "errors::errors-outcomes-objects-without-part-5";
+        // Stands for an implementation of the brief: what it answers is what the case expects.
+        let expected: Vec<Value> = case("errors-outcomes-objects-without-part-5")
+            .steps
+            .iter()
+            .map(|s| s.expect.clone())
+            .collect();
+        let answers = expected.clone();
+        let brief = Suite::new(move |_: &[Value]| answers.clone());
+        let ran = run_one(brief.trials(), name);
+        assert_eq!((ran.num_passed, ran.num_ignored), (1, 0));
+        // Offering Part 5, the same implementation is not sent the case: ignored, not passed.
+        let all = Suite::new(move |_: &[Value]| expected.clone()).parts(&Part::ALL);
+        let ignored = run_one(all.trials(), name);
+        assert_eq!((ignored.num_passed, ignored.num_ignored), (0, 1));
+        assert_eq!(ignored.num_failed, 0);
+        // The reason the trial is ignored with.
+        let reference = InProcess::new("reference", crate::ops::run).with_parts(&Part::ALL);
+        match completion(check(
+            &reference,
+            &case("errors-outcomes-objects-without-part-5"),
+            Scope::FULL,
+        )) {
+            Ok(Completion::Ignored {
+                reason: Some(reason),
+            }) => assert!(
+                reason.contains("without part `retry-after` (Part 5)"),
+                "{reason}"
+            ),
+            _ => panic!("not ignored with a reason"),
+        }
+    }
+
+    #[test]
+    fn a_declaration_without_a_part_it_builds_on_is_one_failing_trial() {
+        let trials = Suite::new(crate::ops::run)
+            .parts(&[Part::Retries, Part::RetryAfter])
+            .trials();
+        let names: Vec<&str> = trials.iter().map(Trial::name).collect();
+        // Not run here: a failing trial's report would read as a failure of this test.
+        assert_eq!(names, ["corpus::load", "suite::parts"]);
     }
 
     #[test]

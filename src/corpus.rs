@@ -279,6 +279,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
             }
         }
         out.extend(situation_problems(c, &at, rules));
+        out.extend(without_problems(c, &at));
         if c.recorded == Some(Recorded::Unreviewed) {
             out.push(format!(
                 "{at}: recorded from the reference and not yet reviewed against the spec"
@@ -286,6 +287,31 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
         }
         if c.steps.is_empty() {
             out.push(format!("{at}: has no steps"));
+        }
+    }
+    out
+}
+
+/// What is wrong with a case's `without:` list (its names are known parts: loading checks that).
+/// A case that excludes its own part, or a part its part builds on, applies to no
+/// implementation at all: it would never run, and so never be checked.
+fn without_problems(c: &Case, at: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let needed = c.part.needs();
+    for (i, p) in c.without.iter().enumerate() {
+        if c.without[..i].contains(p) {
+            out.push(format!("{at}: `without` lists `{p}` twice"));
+        } else if *p == c.part {
+            out.push(format!(
+                "{at}: `without` lists `{p}`, the case's own part: the case would apply to no \
+                 implementation"
+            ));
+        } else if needed.contains(p) {
+            out.push(format!(
+                "{at}: `without` lists `{p}`, which the case's part `{}` builds on: the case \
+                 would apply to no implementation",
+                c.part
+            ));
         }
     }
     out

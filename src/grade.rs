@@ -111,6 +111,7 @@ impl Graded {
         let brief = self.verdicts(cases, Scope::BRIEF);
         let mut grade = Grade::default();
         if let Ok(info) = &self.started {
+            grade.started = true;
             for (p, part) in Part::ALL.iter().enumerate() {
                 grade.declared[p] = info.parts.contains(part);
             }
@@ -162,7 +163,7 @@ impl Score {
 /// Whether a verdict counts for the grade: the case ran or should have. A case the
 /// implementation skipped in a part it declares counts, as not passed.
 fn applies(v: &Verdict) -> bool {
-    !matches!(v, Verdict::NotApplicable)
+    !matches!(v, Verdict::NotApplicable(_))
 }
 
 /// A pass for the grade: a case that passes (an expected failure still fails the brief).
@@ -170,24 +171,36 @@ fn passed(v: &Verdict) -> bool {
     matches!(v, Verdict::Passed | Verdict::UnexpectedPass { .. })
 }
 
-/// An implementation's grade, part by part (retries, ordering, pause = the brief's Parts 1-3).
+/// As many as there are parts: a grade has one of each per part, in the order of [`Part::ALL`].
+pub const PARTS: usize = Part::ALL.len();
+
+/// An implementation's grade, part by part, in the order of [`Part::ALL`] (index 0 is Part 1).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Grade {
-    pub full: [Score; 3],
-    pub brief: [Score; 3],
+    pub full: [Score; PARTS],
+    pub brief: [Score; PARTS],
     /// The brief's own cases that fail, part by part.
-    pub brief_failing: [Vec<String>; 3],
+    pub brief_failing: [Vec<String>; PARTS],
     /// The parts the implementation declares: a part without cases is either not declared
     /// (not implemented) or left out by the run's filters (not checked).
-    pub declared: [bool; 3],
+    pub declared: [bool; PARTS],
+    /// Whether the implementation started, so that what it declares is known: one that could
+    /// not start has no part "not implemented".
+    pub started: bool,
 }
 
 impl Grade {
+    /// Whether part `p` (an index into [`Part::ALL`]) is not implemented: the implementation
+    /// does not declare it and no case of it counts (a required part's cases count, failed).
+    pub fn not_implemented(&self, p: usize) -> bool {
+        self.started && !self.declared[p] && self.full[p].total == 0
+    }
+
     /// The grade in the brief's terms: `Part 1 passed, Part 2 passed, Part 3: 2 of 14 cases
     /// fail (pause::x, pause::y)`; a part with no case is `not implemented` when the
     /// implementation does not declare it, `not checked` when the run's filters left it out.
     pub fn in_brief_terms(&self) -> String {
-        let parts: Vec<String> = (0..3)
+        let parts: Vec<String> = (0..PARTS)
             .map(|p| {
                 let (score, failing) = (self.brief[p], &self.brief_failing[p]);
                 if score.total == 0 && !self.declared[p] {
@@ -214,7 +227,7 @@ impl Grade {
                 }
             })
             .collect();
-        let clarifications: usize = (0..3)
+        let clarifications: usize = (0..PARTS)
             .map(|p| {
                 (self.full[p].total - self.full[p].passed)
                     - (self.brief[p].total - self.brief[p].passed)
@@ -233,7 +246,7 @@ impl Grade {
     /// The score: cases passed of the cases that apply, over every part (in the run's scope),
     /// and the same for the brief's own cases judged by the brief alone.
     pub fn score(&self) -> (Score, Score) {
-        let sum = |scores: &[Score; 3]| Score {
+        let sum = |scores: &[Score; PARTS]| Score {
             passed: scores.iter().map(|s| s.passed).sum(),
             total: scores.iter().map(|s| s.total).sum(),
         };
@@ -551,10 +564,20 @@ mod tests {
         let graded = run_all(vec![(Entry::reference(), None), (dead, None)], &cases, 2);
         let reference = graded[0].grade(&cases);
         assert!(reference.all_passed(), "{reference:?}");
-        assert_eq!(
-            reference.in_brief_terms(),
-            "Part 1 passed, Part 2 passed, Part 3 passed"
-        );
+        // Every part passed; one the corpus holds no brief case of yet is not checked.
+        let expected: Vec<String> = Part::ALL
+            .iter()
+            .map(|p| {
+                let any = cases
+                    .iter()
+                    .any(|c| c.part == *p && c.origin == Origin::Brief);
+                let word = if any { "passed" } else { "not checked" };
+                format!("Part {} {word}", p.number())
+            })
+            .collect();
+        assert!(expected[0].ends_with("passed") && expected.len() == PARTS);
+        assert_eq!(reference.in_brief_terms(), expected.join(", "));
+        assert_eq!(reference.declared, [true; PARTS]);
         let brief_retries = cases
             .iter()
             .filter(|c| c.part == Part::Retries && c.origin == Origin::Brief)

@@ -171,11 +171,17 @@ impl RawEntry {
         let parse = |parts: &[String]| {
             parts
                 .iter()
-                .map(|p| Part::parse(p).ok_or_else(|| format!("unknown part `{p}`")))
+                .map(|p| {
+                    Part::parse(p).ok_or_else(|| {
+                        format!("unknown part `{p}`, expected one of {}", Part::names())
+                    })
+                })
                 .collect::<Result<Vec<Part>, String>>()
         };
         if let Some(parts) = &self.parts {
             options.parts = parse(parts)?;
+            // A declaration, refused as a handshake declaring the same would be.
+            Part::check_declared(&options.parts).map_err(|why| format!("`parts`: {why}"))?;
         }
         if let Some(parts) = &self.require_parts {
             options.require_parts = parse(parts)?;

@@ -22,10 +22,29 @@ pub struct Draft<'a> {
     pub clarified: &'a [Option<String>],
 }
 
-/// The part a sequence needs: pause operations need `pause`; two events of one endpoint need
-/// `ordering`; anything else `retries`.
+/// The part a sequence needs, the highest one (a part's implementations offer every part it
+/// builds on): an outcomes object, or a policy's `disable_on_gone`, needs `retry-after`;
+/// `set_policy` and `policy` need `policy`; pause operations need `pause`; two events of one
+/// endpoint need `ordering`; anything else `retries`.
 pub fn infer_part(operations: &[Value]) -> Part {
     let name = |op: &Value| op.get(0).and_then(Value::as_str).map(str::to_string);
+    let retry_after = operations.iter().any(|op| match name(op).as_deref() {
+        Some("enqueue") => op
+            .get(4)
+            .and_then(Value::as_array)
+            .is_some_and(|outcomes| outcomes.iter().any(Value::is_object)),
+        Some("set_policy") => op.get(3).and_then(|p| p.get("disable_on_gone")).is_some(),
+        _ => false,
+    });
+    if retry_after {
+        return Part::RetryAfter;
+    }
+    if operations
+        .iter()
+        .any(|op| matches!(name(op).as_deref(), Some("set_policy" | "policy")))
+    {
+        return Part::Policy;
+    }
     if operations
         .iter()
         .any(|op| matches!(name(op).as_deref(), Some("disable" | "enable")))
@@ -439,6 +458,23 @@ mod tests {
             infer_part(&[reg.clone(), e("a", "1"), e("a", "2")]),
             Part::Ordering
         );
-        assert_eq!(infer_part(&[reg, json!(["disable", 0, "a"])]), Part::Pause);
+        assert_eq!(
+            infer_part(&[reg.clone(), json!(["disable", 0, "a"])]),
+            Part::Pause
+        );
+        let policy = json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10]}]);
+        assert_eq!(
+            infer_part(&[reg.clone(), policy, json!(["disable", 0, "a"])]),
+            Part::Policy
+        );
+        assert_eq!(
+            infer_part(&[reg.clone(), json!(["policy", 0, "a"])]),
+            Part::Policy
+        );
+        let gone =
+            json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10], "disable_on_gone": false}]);
+        assert_eq!(infer_part(&[reg.clone(), gone]), Part::RetryAfter);
+        let later = json!(["enqueue", 0, "a", "1", [503, {"status": 503, "retry_after": 5}]]);
+        assert_eq!(infer_part(&[reg, later]), Part::RetryAfter);
     }
 }

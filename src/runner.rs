@@ -1,7 +1,7 @@
 //! Runs cases on an implementation and turns what comes back into a verdict; the one runner behind
 //! `cargo test`, `hookcheck check` and `hookcheck fuzz`.
 
-use crate::case::{Case, Origin, Part};
+use crate::case::{Case, Inapplicable, Origin, Part};
 use crate::compare::{Numbers, Scope, compare, render};
 use crate::implementation::{Failure, Implementation};
 use rayon::prelude::*;
@@ -15,8 +15,9 @@ pub enum Verdict {
     Failed(String),
     Errored(String),
     Skipped(String),
-    /// The case needs a part of the brief the implementation does not declare.
-    NotApplicable,
+    /// The case does not apply to the implementation (a part it does not declare, a part the
+    /// case is without, steps it cannot see): counted apart, never failed.
+    NotApplicable(Inapplicable),
     NotRun(String),
     /// Failed or errored as an expectations file says it would (`hookcheck check --expect`):
     /// the reason given there, and the report.
@@ -37,7 +38,7 @@ impl Verdict {
         matches!(
             self,
             Verdict::Passed
-                | Verdict::NotApplicable
+                | Verdict::NotApplicable(_)
                 | Verdict::ExpectedFailure { .. }
                 | Verdict::UnexpectedPass { .. }
         )
@@ -48,9 +49,10 @@ impl Verdict {
 /// be judged in full and against the brief alone without running the case twice.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Ran {
-    /// The case needs a part the implementation does not declare, or every step of it depends
-    /// on number spelling, which the implementation does not see.
-    NotApplicable,
+    /// The case does not apply: it needs a part the implementation does not declare, it is for
+    /// implementations without a part this one declares, or every step of it depends on number
+    /// spelling, which the implementation does not see.
+    NotApplicable(Inapplicable),
     /// One result per step, in step order (a placeholder for a step not sent).
     Results(Vec<Value>),
     Failed(Failure),
@@ -65,8 +67,8 @@ pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
     if let Some(not_run) = interrupted() {
         return not_run;
     }
-    if !implementation.parts().contains(&case.part) {
-        return Ran::NotApplicable;
+    if let Some(why) = case.inapplicable(&implementation.parts()) {
+        return Ran::NotApplicable(why);
     }
     let scope = Scope::FULL.with_numbers(implementation.numbers());
     let sent: Cow<Case> = if case.steps.iter().all(|s| scope.applies(s)) {
@@ -75,7 +77,7 @@ pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
         let mut kept = case.clone();
         kept.steps.retain(|s| scope.applies(s));
         if kept.steps.is_empty() {
-            return Ran::NotApplicable;
+            return Ran::NotApplicable(Inapplicable::Spelling);
         }
         Cow::Owned(kept)
     };
@@ -89,7 +91,7 @@ pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
 /// be the implementation's).
 pub fn judge(case: &Case, ran: &Ran, scope: Scope) -> Verdict {
     match ran {
-        Ran::NotApplicable => Verdict::NotApplicable,
+        Ran::NotApplicable(why) => Verdict::NotApplicable(*why),
         Ran::Results(actual) => match compare(case, actual, scope) {
             Ok(()) => Verdict::Passed,
             Err(m) => Verdict::Failed(render(case, actual, &m, scope)),
@@ -136,13 +138,17 @@ fn realign(case: &Case, actual: Vec<Value>, scope: Scope) -> Vec<Value> {
 /// How many steps of the applicable cases were left out because their expectations depend on
 /// number spelling, which this implementation cannot see.
 pub fn spelling_steps(implementation: &dyn Implementation, cases: &[Case]) -> usize {
-    if implementation.numbers() == Numbers::Spelling {
+    spelling_steps_of(&implementation.parts(), implementation.numbers(), cases)
+}
+
+/// As [`spelling_steps`], for an implementation that declares `parts` and reads `numbers`.
+pub fn spelling_steps_of(parts: &[Part], numbers: Numbers, cases: &[Case]) -> usize {
+    if numbers == Numbers::Spelling {
         return 0;
     }
-    let parts = implementation.parts();
     cases
         .iter()
-        .filter(|c| parts.contains(&c.part))
+        .filter(|c| c.inapplicable(parts).is_none())
         .map(|c| c.steps.iter().filter(|s| s.spelling).count())
         .sum()
 }

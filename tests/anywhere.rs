@@ -32,9 +32,12 @@ cases:
 #[test]
 fn the_binary_checks_from_an_empty_folder_with_its_built_in_corpus() {
     let dir = empty_folder("anywhere");
-    let builtin = common::corpus().len();
+    let corpus = common::corpus();
+    let builtin = corpus.len();
+    // The reference offers every part: all but the cases for implementations without one.
+    let applicable = corpus.iter().filter(|c| c.without.is_empty()).count();
     let out = hookcheck(&dir, &["check"]);
-    common::says(&out, 0, &format!("PASSED: {builtin} passed"));
+    common::says(&out, 0, &format!("PASSED: {applicable} passed"));
     let python = format!(
         "python3 {} {}",
         root()

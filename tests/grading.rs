@@ -76,14 +76,23 @@ fn a_manifest_grades_each_implementation_and_survives_the_faulty_ones() {
     // The correct submission passes everything, faulty neighbours notwithstanding.
     let good = by("good");
     assert_eq!(not_passed(good), []);
+    // A submission of the brief: the roadmap's parts are not implemented, and count for nothing.
     assert_eq!(
         good["brief_terms"],
-        "Part 1 passed, Part 2 passed, Part 3 passed"
+        "Part 1 passed, Part 2 passed, Part 3 passed, Part 4 not implemented, Part 5 not \
+         implemented"
     );
     for part in ["retries", "ordering", "pause"] {
         let (passed, total) = score(good, "full", part);
         assert!(total > 0 && passed == total, "{part}: {passed}/{total}");
     }
+    for part in ["policy", "retry-after"] {
+        assert_eq!(score(good, "full", part), (0, 0), "{part}");
+    }
+    assert_eq!(
+        good["not_implemented"],
+        serde_json::json!(["policy", "retry-after"])
+    );
 
     // Hanging on one case errors that case alone (the 1 s timeout of its manifest entry), and
     // crashing on one case errors that case alone: a new process takes the rest.
@@ -110,7 +119,7 @@ fn a_manifest_grades_each_implementation_and_survives_the_faulty_ones() {
             .as_str()
             .is_some_and(|t| t.starts_with("Part 1 passed, Part 2: 1 of ")
                 && t.contains("(ordering::ordering-brief-example)")
-                && t.ends_with("Part 3 passed")),
+                && t.ends_with("Part 3 passed, Part 4 not implemented, Part 5 not implemented")),
         "{}",
         hangs["brief_terms"]
     );

@@ -22,7 +22,8 @@ fn main() -> std::process::ExitCode {
         my_dispatcher::run(operations.to_vec()).unwrap_or_default()
     };
     Suite::new(run)
-        .parts(&[Part::Retries, Part::Ordering, Part::Pause])
+        // The parts you implement (the brief's three, Part::BRIEF, if you say nothing).
+        .parts(&Part::ALL)
         .numbers(Numbers::Spelling)
         .run()
 }

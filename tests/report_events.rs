@@ -185,6 +185,35 @@ fn the_schema_uses_only_what_the_validator_knows() {
     walk(&schema(), "#");
 }
 
+/// Every place the events name parts lists exactly hookcheck's parts, in number order: a part
+/// the schema does not know would make real output invalid, one it knows and hookcheck does not
+/// would promise what never comes.
+#[test]
+fn the_schema_names_every_part() {
+    let schema = schema();
+    let parts: Vec<&str> = hookcheck::case::Part::ALL
+        .iter()
+        .map(|p| p.as_str())
+        .collect();
+    let names = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    };
+    let defs = &schema["$defs"];
+    assert_eq!(names(&defs["part"]["enum"]), parts);
+    assert_eq!(names(&defs["scores"]["required"]), parts);
+    let mut rows = parts.clone();
+    rows.push("errors");
+    assert_eq!(
+        names(&defs["summary_one"]["properties"]["parts"]["required"]),
+        rows
+    );
+}
+
 #[test]
 fn the_validator_rejects_what_the_schema_forbids() {
     let schema = schema();

@@ -81,6 +81,7 @@ pub fn adhoc_case(id: &str, ops: &[Value], brief_only: bool) -> Case {
         notes: None,
         recorded: None,
         situations: Default::default(),
+        without: Vec::new(),
         steps: ops
             .iter()
             .zip(results)
@@ -129,7 +130,7 @@ fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run 
     match crate::runner::judge(case, &ran, scope.with_numbers(implementation.numbers())) {
         Verdict::Passed
         | Verdict::Skipped(_)
-        | Verdict::NotApplicable
+        | Verdict::NotApplicable(_)
         | Verdict::UnexpectedPass { .. } => Run::Fine,
         Verdict::Failed(_) | Verdict::ExpectedFailure { .. } => Run::Found(Kind::Mismatch),
         Verdict::Errored(_) => Run::Found(Kind::Errored),
@@ -385,7 +386,7 @@ impl Finding {
             Verdict::NotRun(why) => format!("not run: {why}"),
             Verdict::Passed
             | Verdict::Skipped(_)
-            | Verdict::NotApplicable
+            | Verdict::NotApplicable(_)
             | Verdict::UnexpectedPass { .. } => {
                 "the shrunk case passes on a second run: the implementation is not deterministic"
                     .to_string()

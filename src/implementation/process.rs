@@ -28,7 +28,7 @@ pub struct Options {
     /// Per-case mode: a process per case, no handshake.
     pub per_case: bool,
     /// The parts an implementation declares in per-case mode (lines mode takes them from the
-    /// handshake).
+    /// handshake): the brief's three unless `--parts` says otherwise.
     pub parts: Vec<Part>,
     /// Parts the implementation must declare: a case of a required part it does not declare
     /// fails instead of being not applicable (`--require-parts`, for graders).
@@ -52,7 +52,9 @@ impl Default for Options {
             timeout: Duration::from_secs(5),
             max_restarts: 3,
             per_case: false,
-            parts: Part::ALL.to_vec(),
+            // What an implementation that declares nothing offers: the brief, as before the
+            // roadmap's parts existed.
+            parts: Part::BRIEF.to_vec(),
             require_parts: Vec::new(),
             numbers: Numbers::Spelling,
             max_answer: MAX_ANSWER,
@@ -569,9 +571,12 @@ fn handshake(child: &mut Child, timeout: Duration) -> Result<Hello, Fault> {
         .map(|p| {
             p.as_str()
                 .and_then(Part::parse)
-                .ok_or_else(|| bad("unknown part"))
+                .ok_or_else(|| bad(&format!("unknown part {p} (parts are {})", Part::names())))
         })
         .collect::<Result<Vec<Part>, Fault>>()?;
+    // Refused as an unknown part is: an implementation cannot offer a part without the parts
+    // it builds on.
+    Part::check_declared(&parts).map_err(|why| bad(&why))?;
     let numbers = match v.get("numbers") {
         None => Numbers::Spelling,
         Some(n) => n

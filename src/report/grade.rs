@@ -5,7 +5,7 @@
 use super::inert::{LINE_LIMIT, clip, clip_report, terminal_line};
 use super::{Style, Tally};
 use crate::case::{Case, Part};
-use crate::grade::{Grade, Graded};
+use crate::grade::{self, Grade, Graded};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -59,21 +59,45 @@ pub fn human(
         };
         let _ = writeln!(out, "{:<width$}  {line}", name(shown));
     }
+    // A column per part in full, then one per part for the brief alone, each as wide as its
+    // widest cell: "not implemented" widens only the columns of a part some implementation
+    // leaves out.
+    let headers: Vec<String> = Part::ALL
+        .iter()
+        .map(|p| format!("Part {}", p.number()))
+        .chain(Part::ALL.iter().map(|p| format!("brief {}", p.number())))
+        .collect();
+    let rows: Vec<Vec<(String, bool)>> = grades.iter().map(score_cells).collect();
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|k| {
+            rows.iter()
+                .map(|r| r[k].0.chars().count())
+                .chain([headers[k].len(), 9])
+                .max()
+                .unwrap_or(9)
+        })
+        .collect();
+    // The full columns, then a wider gap, then the brief columns.
+    let join = |cells: Vec<String>| -> String {
+        let (full, brief) = cells.split_at(grade::PARTS);
+        format!("{}   {}", full.join(" "), brief.join(" "))
+    };
     let _ = writeln!(
         out,
-        "\n{:<width$}  {:<6} {:>6} {:>6}   {:>9} {:>9} {:>9}   {:>9} {:>9} {:>9}",
+        "\n{:<width$}  {:<6} {:>6} {:>6}   {}",
         "grade",
         "",
         "score",
         "brief",
-        "Part 1",
-        "Part 2",
-        "Part 3",
-        "brief 1",
-        "brief 2",
-        "brief 3"
+        join(
+            headers
+                .iter()
+                .zip(&widths)
+                .map(|(h, w)| format!("{h:>w$}"))
+                .collect()
+        )
     );
-    for ((grade, shown), verdict) in grades.iter().zip(&shown).zip(passed) {
+    for (((grade, shown), verdict), cells) in grades.iter().zip(&shown).zip(passed).zip(&rows) {
         let (score, brief) = grade.score();
         let percent =
             |s: crate::grade::Score| s.percent().map_or("-".to_string(), |p| format!("{p}%"));
@@ -82,38 +106,30 @@ pub fn human(
         } else {
             style.red("✗ fail")
         };
-        let cells: Vec<String> = grade
-            .full
+        let cells: Vec<String> = cells
             .iter()
-            .chain(&grade.brief)
-            .map(|s| {
-                let text = format!("{:>9}", s.show());
-                if s.total > 0 && s.passed < s.total {
-                    style.red(&text)
-                } else {
-                    text
-                }
+            .zip(&widths)
+            .map(|((text, failing), w)| {
+                let text = format!("{text:>w$}");
+                if *failing { style.red(&text) } else { text }
             })
             .collect();
         let _ = writeln!(
             out,
-            "{:<width$}  {mark} {:>6} {:>6}   {} {} {}   {} {} {}",
+            "{:<width$}  {mark} {:>6} {:>6}   {}",
             name(shown),
             percent(score),
             percent(brief),
-            cells[0],
-            cells[1],
-            cells[2],
-            cells[3],
-            cells[4],
-            cells[5]
+            join(cells)
         );
     }
     let _ = writeln!(
         out,
         "{:<width$}  (score: cases passed of those that apply, all parts; brief: the brief's own cases \
-         judged by the brief alone; Part 1 retries, Part 2 ordering, Part 3 pause)",
-        ""
+         judged by the brief alone; {}; not implemented: a part the implementation does not \
+         declare)",
+        "",
+        part_legend()
     );
     // Why an implementation could not start is its whole story: said in full, not only with
     // --verbose.
@@ -160,6 +176,33 @@ pub fn human(
     out
 }
 
+/// The grade's cells, part by part in full then for the brief alone, each with whether it shows
+/// failures: a part the implementation does not declare is `not implemented` in full (and `-`,
+/// no case, for the brief alone).
+pub fn score_cells(grade: &Grade) -> Vec<(String, bool)> {
+    let full = grade.full.iter().enumerate().map(|(p, s)| {
+        if grade.not_implemented(p) {
+            ("not implemented".to_string(), false)
+        } else {
+            (s.show(), s.total > 0 && s.passed < s.total)
+        }
+    });
+    let brief = grade
+        .brief
+        .iter()
+        .map(|s| (s.show(), s.total > 0 && s.passed < s.total));
+    full.chain(brief).collect()
+}
+
+/// `Part 1 retries, Part 2 ordering, ...`: what the numbered columns are.
+pub fn part_legend() -> String {
+    Part::ALL
+        .iter()
+        .map(|p| format!("Part {} {p}", p.number()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Whether an implementation passes: every case passed, failed as expected, or did not apply,
 /// one passed at least, none was skipped (unless `allow_skips`); with `strict`, no listed case
 /// passed either.
@@ -179,7 +222,7 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
     let mut tally = Tally::default();
     verdicts.iter().for_each(|v| tally.add(v));
     let grade = g.grade(cases);
-    let scores = |scores: &[crate::grade::Score; 3]| -> Value {
+    let scores = |scores: &[crate::grade::Score; crate::grade::PARTS]| -> Value {
         Part::ALL
             .iter()
             .zip(scores)
@@ -193,6 +236,11 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
             .into()
     };
     let scope = g.scope.with_numbers(g.numbers());
+    // Parts it does not declare; none is known of one that could not start.
+    let not_implemented: Vec<&str> = (0..grade::PARTS)
+        .filter(|p| grade.not_implemented(*p))
+        .map(|p| Part::ALL[p].as_str())
+        .collect();
     super::json::line(&json!({
         "event": "implementation",
         "index": index,
@@ -203,6 +251,7 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
         "describe": g.started.as_ref().map(|s| clip(&s.describe, LINE_LIMIT)).ok(),
         "startup_error": g.started.as_ref().err().map(|e| clip_report(e)),
         "grade": {"full": scores(&grade.full), "brief": scores(&grade.brief)},
+        "not_implemented": not_implemented,
         "brief_terms": grade.in_brief_terms(),
         "total": tally.to_json(),
         "cases": cases.iter().zip(&verdicts).zip(g.ran.iter().zip(&g.slow))

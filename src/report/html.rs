@@ -11,7 +11,7 @@
 use super::inert::{self, LINE_LIMIT, clip, clip_report, markup};
 use super::markdown::mark;
 use super::{message, verdict_word};
-use crate::case::Case;
+use crate::case::{Case, Part};
 use crate::compare::compare;
 use crate::grade::{Graded, Score};
 use crate::runner::{Ran, Verdict};
@@ -106,19 +106,16 @@ fn score_cell(s: Score, percent: bool) -> String {
 }
 
 fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
-    let headers = [
-        ("implementation", "text"),
-        ("verdict", "num"),
-        ("score", "num"),
-        ("brief score", "num"),
-        ("Part 1", "num"),
-        ("Part 2", "num"),
-        ("Part 3", "num"),
-        ("brief 1", "num"),
-        ("brief 2", "num"),
-        ("brief 3", "num"),
-        ("in the brief's terms", "text"),
-    ];
+    // A column per part in full, then per part for the brief alone.
+    let numbers: Vec<usize> = Part::ALL.iter().map(|p| p.number()).collect();
+    let headers: Vec<(String, &str)> = [("implementation", "text"), ("verdict", "num")]
+        .into_iter()
+        .chain([("score", "num"), ("brief score", "num")])
+        .map(|(h, kind)| (h.to_string(), kind))
+        .chain(numbers.iter().map(|n| (format!("Part {n}"), "num")))
+        .chain(numbers.iter().map(|n| (format!("brief {n}"), "num")))
+        .chain([("in the brief's terms".to_string(), "text")])
+        .collect();
     out.push_str(
         "<section id=\"grade\"><details open><summary><h2>Grade</h2></summary>\
          <table id=\"grades\"><thead><tr>",
@@ -149,7 +146,15 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
         );
         out.push_str(&score_cell(score, true));
         out.push_str(&score_cell(brief, true));
-        for s in grade.full.iter().chain(&grade.brief) {
+        for (p, s) in grade.full.iter().enumerate() {
+            if grade.not_implemented(p) {
+                // Sorted with the parts no case applies to.
+                out.push_str("<td class=\"num na\" data-sort=\"-1.000000\">not implemented</td>");
+            } else {
+                out.push_str(&score_cell(*s, false));
+            }
+        }
+        for s in &grade.brief {
             out.push_str(&score_cell(*s, false));
         }
         match &g.started {
@@ -166,13 +171,15 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
             }
         }
     }
-    out.push_str(
+    let _ = writeln!(
+        out,
         "</tbody></table><p class=\"note\"><em>score</em>: cases passed of the cases that \
          apply, all parts together (in the run's scope); <em>brief score</em>: the brief's own \
          cases, judged by what the brief states alone. <em>verdict</em>: the run's (expectations \
-         and flags applied). Parts: 1 retries, 2 ordering, 3 pause; cases passed of those that \
-         apply. Click a column's header to sort by it (again to reverse), a name for its \
-         failing cases.</p></details></section>\n",
+         and flags applied). {}: cases passed of those that apply; <em>not implemented</em>: a \
+         part the implementation does not declare. Click a column's header to sort by it (again \
+         to reverse), a name for its failing cases.</p></details></section>",
+        esc(&super::grade::part_legend())
     );
 }
 
@@ -238,7 +245,7 @@ fn filters(out: &mut String, cases: &[Case], graded: &[Graded], dead: usize) {
          <p class=\"legend\">{}</p>\
          <div id=\"impl-view\" hidden><h3 id=\"iv-title\"></h3><p id=\"iv-why\"></p><ol id=\"iv-list\"></ol></div>\
          </section>",
-        options(&["retries", "ordering", "pause"]),
+        options(&Part::ALL.map(Part::as_str)),
         options(&rules),
         options(&origins),
         legend()
@@ -254,7 +261,10 @@ fn legend() -> String {
         (Verdict::Errored(String::new()), "errored"),
         (Verdict::NotRun(String::new()), "not run"),
         (Verdict::Skipped(String::new()), "skipped"),
-        (Verdict::NotApplicable, "not applicable"),
+        (
+            Verdict::NotApplicable(crate::case::Inapplicable::Spelling),
+            "not applicable",
+        ),
         (
             Verdict::ExpectedFailure {
                 report: String::new(),
@@ -313,12 +323,18 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<V
         );
         for (i, v) in verdicts.iter().enumerate() {
             let word = verdict_word(&v[j]);
+            // A case that does not apply says why in its title: `not applicable (not
+            // implemented)` for a part the implementation does not declare.
+            let label = match &v[j] {
+                Verdict::NotApplicable(why) => format!("not applicable ({})", why.short()),
+                _ => word.replace('_', " "),
+            };
             let _ = write!(
                 out,
                 "<td class=\"cell v-{word}\" data-impl=\"{i}\" data-case=\"{j}\" \
                  data-verdict=\"{word}\" tabindex=\"0\" title=\"{}: {}\">{}</td>",
                 esc(&graded[i].entry.name),
-                word.replace('_', " "),
+                esc(&label),
                 mark(&v[j])
             );
         }
@@ -335,7 +351,7 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
         let scope = g.scope.with_numbers(g.numbers());
         for (j, c) in cases.iter().enumerate() {
             let v = &verdicts[i][j];
-            if matches!(v, Verdict::Passed | Verdict::NotApplicable) {
+            if matches!(v, Verdict::Passed | Verdict::NotApplicable(_)) {
                 continue;
             }
             let mut d = json!({

@@ -1,8 +1,8 @@
 //! The human view: each failing case's report, then a table per part and one closing line.
 
 use super::inert::{clip, clip_report, terminal, terminal_line};
-use super::{Style, Tally, tally_by_part};
-use crate::case::Case;
+use super::{Offered, Style, Tally, tally_by_part};
+use crate::case::{Case, Part};
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 
@@ -13,7 +13,7 @@ pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> Stri
     let line = |m: &str| terminal_line(&clip(m, super::inert::LINE_LIMIT));
     match v {
         Verdict::Passed if verbose => format!("{} {name}\n", style.green("ok   ")),
-        Verdict::Passed | Verdict::NotApplicable => String::new(),
+        Verdict::Passed | Verdict::NotApplicable(_) => String::new(),
         Verdict::Failed(report) => format!(
             "{} {name}\n{}{}\n",
             style.red("FAIL "),
@@ -73,9 +73,10 @@ fn indent(text: &str) -> String {
         .join("\n")
 }
 
-/// The closing table: one row per part, then the total and a one-line verdict;
-/// `passed` is the run's verdict (expectations and `--strict` applied); `spelling_steps` is the number of steps left out because their
-/// expectations depend on number spelling, which the implementation does not see.
+/// The closing table: one row per part (a part the implementation does not declare marked
+/// `not implemented`; its cases are counted not applicable), then the total and a one-line
+/// verdict; `passed` is the run's verdict (expectations and `--strict` applied); `offered` says
+/// what the implementation declares and how many steps were left out for number spelling.
 /// `notes` (hookcheck's own sentences: the grade in the brief's terms, hints) come between the
 /// table and the closing line, which stays the last line.
 pub fn human_summary(
@@ -83,15 +84,28 @@ pub fn human_summary(
     verdicts: &[Verdict],
     style: Style,
     seconds: f64,
-    spelling_steps: usize,
+    offered: &Offered,
     passed: bool,
     notes: &[String],
 ) -> String {
+    let spelling_steps = offered.spelling_steps;
     let (parts, total) = tally_by_part(cases, verdicts);
+    let not_implemented: Vec<&str> = offered
+        .not_implemented()
+        .into_iter()
+        .map(Part::as_str)
+        .collect();
+    // As wide as the longest row name, whatever parts there are.
+    let first = parts
+        .iter()
+        .map(|(name, _)| name.len())
+        .chain(["total".len(), 9])
+        .max()
+        .unwrap_or(9);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\n{:<9} {:>7} {:>7} {:>8} {:>8} {:>15} {:>8}",
+        "\n{:<first$} {:>7} {:>7} {:>8} {:>8} {:>15} {:>8}",
         "part", "passed", "failed", "errored", "skipped", "not applicable", "not run"
     );
     let row = |name: &str, t: &Tally| {
@@ -99,8 +113,13 @@ pub fn human_summary(
             let text = format!("{n:>width$}");
             if n > 0 { paint(&text) } else { text }
         };
+        let mark = if not_implemented.contains(&name) {
+            format!("  {}", style.dim("not implemented"))
+        } else {
+            String::new()
+        };
         format!(
-            "{:<9} {} {} {} {:>8} {:>15} {}\n",
+            "{:<first$} {} {} {} {:>8} {:>15} {}{mark}\n",
             name,
             cell(t.passed, 7, &|s| style.green(s)),
             cell(t.failed, 7, &|s| style.red(s)),

@@ -106,10 +106,13 @@ pub fn json_case(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> 
     line(&event)
 }
 
+/// The `summary` event of a single-implementation run: counts per row and in total, the parts
+/// the implementation does not declare (`not_implemented`), the steps left out for number
+/// spelling, the verdict and where the report comes from.
 pub fn json_summary(
     cases: &[Case],
     verdicts: &[Verdict],
-    spelling_steps: usize,
+    offered: &super::Offered,
     passed: bool,
     provenance: &Provenance,
 ) -> String {
@@ -118,10 +121,16 @@ pub fn json_summary(
         .iter()
         .map(|(row, t)| (row.to_string(), t.to_json()))
         .collect();
+    let not_implemented: Vec<&str> = offered
+        .not_implemented()
+        .into_iter()
+        .map(crate::case::Part::as_str)
+        .collect();
     line(
-        &json!({"event": "summary", "parts": parts, "total": total.to_json(),
-           "steps_not_applicable": spelling_steps, "success": passed,
-           "seconds": provenance.seconds, "provenance": provenance.to_json()}),
+        &json!({"event": "summary", "parts": parts, "not_implemented": not_implemented,
+           "total": total.to_json(), "steps_not_applicable": offered.spelling_steps,
+           "success": passed, "seconds": provenance.seconds,
+           "provenance": provenance.to_json()}),
     )
 }
 

@@ -93,7 +93,10 @@ fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict
             xml(m)
         )),
         Verdict::Skipped(m) => Some(format!("<skipped message=\"{}\"/>", xml(m))),
-        Verdict::NotApplicable => Some("<skipped message=\"part not declared\"/>".to_string()),
+        // Why, in the words of every report: a part not declared is "not implemented".
+        Verdict::NotApplicable(why) => {
+            Some(format!("<skipped message=\"{}\"/>", xml(&why.to_string())))
+        }
         Verdict::ExpectedFailure { reason, report } => Some(format!(
             "<skipped message=\"expected failure: {}\">{}</skipped>",
             xml(reason),

@@ -2,7 +2,7 @@
 //! implementation's grade in the brief's terms, then a case × implementation table.
 
 use super::inert;
-use crate::case::Case;
+use crate::case::{Case, Part};
 use crate::grade::Graded;
 use crate::runner::Verdict;
 use std::fmt::Write as _;
@@ -15,7 +15,7 @@ pub fn mark(v: &Verdict) -> &'static str {
         Verdict::Errored(_) => "E",
         Verdict::NotRun(_) => "⊘",
         Verdict::Skipped(_) => "s",
-        Verdict::NotApplicable => "–",
+        Verdict::NotApplicable(_) => "–",
         Verdict::ExpectedFailure { .. } => "x",
         Verdict::UnexpectedPass { .. } => "!",
     }
@@ -71,9 +71,19 @@ fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
         if graded.len() == 1 { "" } else { "s" },
         cases.len()
     );
-    out.push_str(
-        "| implementation | verdict | score | brief score | Part 1 | Part 2 | Part 3 | brief 1 | brief 2 | brief 3 | in the brief's terms |\n\
-         |---|:-:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+    // A column per part in full, then per part for the brief alone.
+    let numbers: Vec<usize> = Part::ALL.iter().map(|p| p.number()).collect();
+    let headers: Vec<String> = numbers
+        .iter()
+        .map(|n| format!("Part {n}"))
+        .chain(numbers.iter().map(|n| format!("brief {n}")))
+        .collect();
+    let _ = writeln!(
+        out,
+        "| implementation | verdict | score | brief score | {} | in the brief's terms |\n\
+         |---|:-:|---:|---:|{}---|",
+        headers.join(" | "),
+        "---:|".repeat(headers.len())
     );
     for g in graded {
         let grade = g.grade(cases);
@@ -81,11 +91,9 @@ fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
         if terse {
             terms = inert::clip(&terms, 60).into_owned();
         }
-        let scores: Vec<String> = grade
-            .full
-            .iter()
-            .chain(&grade.brief)
-            .map(|s| s.show())
+        let scores: Vec<String> = super::grade::score_cells(&grade)
+            .into_iter()
+            .map(|(text, _)| text)
             .collect();
         let (score, brief) = grade.score();
         let _ = writeln!(
@@ -99,11 +107,13 @@ fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
             cell(&terms)
         );
     }
-    out.push_str(
+    let _ = writeln!(
+        out,
         "\n*score*: cases passed of the cases that apply, all parts together (in the run's \
          scope); *brief score*: the brief's own cases, judged by what the brief states alone. \
-         *verdict*: the run's (expectations and flags applied). Parts: 1 retries, 2 ordering, \
-         3 pause; cases passed of those that apply.\n",
+         *verdict*: the run's (expectations and flags applied). {}: cases passed of those that \
+         apply; *not implemented*: a part the implementation does not declare.",
+        super::grade::part_legend()
     );
     out
 }

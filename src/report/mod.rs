@@ -51,7 +51,7 @@ impl Tally {
             Verdict::Failed(_) => self.failed += 1,
             Verdict::Errored(_) => self.errored += 1,
             Verdict::Skipped(_) => self.skipped += 1,
-            Verdict::NotApplicable => self.not_applicable += 1,
+            Verdict::NotApplicable(_) => self.not_applicable += 1,
             Verdict::NotRun(_) => self.not_run += 1,
             Verdict::ExpectedFailure { .. } => self.expected_failures += 1,
             Verdict::UnexpectedPass { .. } => self.unexpected_passes += 1,
@@ -74,8 +74,8 @@ impl Tally {
         }
         if self.passed + self.unexpected_passes == 0 {
             return Some(
-                "nothing was checked: no case passed (the implementation declares no part of \
-                 the selected cases, or skipped them all)"
+                "nothing was checked: no case passed (none of the selected cases applies to \
+                 the implementation, or it skipped them all)"
                     .to_string(),
             );
         }
@@ -119,7 +119,27 @@ pub fn row_of(case: &Case) -> &'static str {
 
 const ERRORS_ROW: &str = "errors";
 
-/// The counts per row (the three parts, then `errors`) and in total.
+/// What the one implementation of a run offers, as the closing summaries tell it.
+#[derive(Clone, Copy, Debug)]
+pub struct Offered<'a> {
+    /// The parts it declares; every other part of [`Part::ALL`] is "not implemented".
+    pub parts: &'a [Part],
+    /// Steps left out of the cases that ran because their expectations depend on number
+    /// spelling, which it does not see.
+    pub spelling_steps: usize,
+}
+
+impl Offered<'_> {
+    /// The parts it does not declare, in number order.
+    pub fn not_implemented(&self) -> Vec<Part> {
+        Part::ALL
+            .into_iter()
+            .filter(|p| !self.parts.contains(p))
+            .collect()
+    }
+}
+
+/// The counts per row (every part of [`Part::ALL`], then `errors`) and in total.
 pub fn tally_by_part(cases: &[Case], verdicts: &[Verdict]) -> (Vec<(&'static str, Tally)>, Tally) {
     let mut rows: Vec<(&'static str, Tally)> = Part::ALL
         .iter()
@@ -143,20 +163,22 @@ pub fn verdict_word(v: &Verdict) -> &'static str {
         Verdict::Failed(_) => "failed",
         Verdict::Errored(_) => "errored",
         Verdict::Skipped(_) => "skipped",
-        Verdict::NotApplicable => "not_applicable",
+        Verdict::NotApplicable(_) => "not_applicable",
         Verdict::NotRun(_) => "not_run",
         Verdict::ExpectedFailure { .. } => "expected_failure",
         Verdict::UnexpectedPass { .. } => "unexpected_pass",
     }
 }
 
-/// A verdict's report or reason, bounded (`inert::clip_report`).
+/// A verdict's report or reason, bounded (`inert::clip_report`); for a case that does not
+/// apply, why (hookcheck's own words, bounded already).
 pub fn message(v: &Verdict) -> std::borrow::Cow<'_, str> {
     inert::clip_report(match v {
         Verdict::Failed(m) | Verdict::Errored(m) | Verdict::Skipped(m) | Verdict::NotRun(m) => m,
         Verdict::ExpectedFailure { report, .. } => report,
         Verdict::UnexpectedPass { reason } => reason,
-        Verdict::Passed | Verdict::NotApplicable => "",
+        Verdict::NotApplicable(why) => return std::borrow::Cow::Owned(why.to_string()),
+        Verdict::Passed => "",
     })
 }
 

@@ -5,7 +5,9 @@
 //
 // The solution is a CommonJS or ES module that exports run(operations), by name or as its
 // default export. It may export HOOKCHECK_PARTS = ["retries", "ordering"] to declare the parts it
-// implements (all three by default); --parts overrides both. Node 18 or later, no dependencies.
+// implements (the brief's three by default); --parts overrides both. The roadmap's parts are
+// declared the same way ("policy", "retry-after"); a part needs the parts it builds on, and
+// hookcheck refuses a declaration without them. Node 18 or later, no dependencies.
 //
 // JSON.parse keeps number values, not their spelling (10.0 and 10 are one number), so the
 // adapter declares "numbers": "values": the case steps that depend on spelling are not sent.
@@ -19,10 +21,15 @@ import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
 const PROTOCOL = 1;
-const PARTS = ["retries", "ordering", "pause"];
+// What a solution that declares nothing offers: the brief's own parts.
+const BRIEF_PARTS = ["retries", "ordering", "pause"];
+// Every part hookcheck knows, the roadmap's included (hookcheck's Part::ALL).
+const PARTS = [...BRIEF_PARTS, "policy", "retry-after"];
 const USAGE = `usage: node hookcheck_adapter.mjs SOLUTION [--parts retries,ordering] [--name NAME] [--per-case]
 
 Serves SOLUTION (a module exporting run(operations)) to hookcheck over spec/protocol.md.
+--parts declares the parts it implements (default: the brief's three, retries,ordering,pause;
+the roadmap's are policy and retry-after).
 --per-case answers one run instead: a JSON array of operations on stdin, the results on stdout
 (for hookcheck check --per-case --numbers values).`;
 
@@ -81,7 +88,7 @@ const run =
     : typeof mod.default === "function"
       ? mod.default
       : fail(`${args.solution} exports no run(operations) function`);
-const parts = args.parts ?? exported("HOOKCHECK_PARTS") ?? PARTS;
+const parts = args.parts ?? exported("HOOKCHECK_PARTS") ?? BRIEF_PARTS;
 if (!Array.isArray(parts) || parts.some((p) => !PARTS.includes(p))) {
   fail(`unknown parts ${JSON.stringify(parts)}; use ${PARTS.join(", ")}`);
 }

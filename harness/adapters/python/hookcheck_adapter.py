@@ -4,8 +4,10 @@
     hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py mysolution.py"
 
 The solution is any Python file defining run(operations) -> list. It may also define
-HOOKCHECK_PARTS = ["retries", "ordering"] to declare the parts it implements (all three by
-default; --parts overrides both). Standard library only.
+HOOKCHECK_PARTS = ["retries", "ordering"] to declare the parts it implements (the brief's three
+by default; --parts overrides both). The roadmap's parts are declared the same way:
+HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after"] (a part needs the
+parts it builds on; hookcheck refuses a declaration without them). Standard library only.
 
 Anything the solution prints goes to stderr, so it cannot corrupt the protocol on stdout. An
 exception escaping run() is answered as "errored" with its traceback; the adapter keeps serving.
@@ -20,7 +22,10 @@ import sys
 import traceback
 
 PROTOCOL = 1
-PARTS = ("retries", "ordering", "pause")
+# What a solution that declares nothing offers: the brief's own parts.
+BRIEF_PARTS = ("retries", "ordering", "pause")
+# Every part hookcheck knows, the roadmap's included (hookcheck's Part::ALL).
+PARTS = BRIEF_PARTS + ("policy", "retry-after")
 
 
 def load(path):
@@ -41,7 +46,8 @@ def load(path):
 def main():
     parser = argparse.ArgumentParser(description="Serve a Python run(operations) to hookcheck.")
     parser.add_argument("solution", help="Python file defining run(operations)")
-    parser.add_argument("--parts", help="comma-separated parts to declare (default: all three)")
+    parser.add_argument("--parts", help="comma-separated parts to declare (default: the brief's "
+                        "three, retries,ordering,pause; also: policy, retry-after)")
     parser.add_argument("--name", help="name shown in reports (default: the file name)")
     args = parser.parse_args()
 
@@ -53,7 +59,7 @@ def main():
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=False)
     module = load(args.solution)
-    parts = args.parts.split(",") if args.parts else list(getattr(module, "HOOKCHECK_PARTS", PARTS))
+    parts = args.parts.split(",") if args.parts else list(getattr(module, "HOOKCHECK_PARTS", BRIEF_PARTS))
     unknown = [p for p in parts if p not in PARTS]
     if unknown:
         raise SystemExit(f"hookcheck adapter: unknown parts {unknown}; use {', '.join(PARTS)}")

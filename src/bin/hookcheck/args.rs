@@ -137,15 +137,18 @@ pub struct ImplArgs {
     /// command only): mixes per-case and lines-mode implementations in one grade. Repeatable.
     #[arg(long = "impl-per-case", value_name = "COMMAND")]
     pub implementation_per_case: Vec<String>,
-    /// Parts a --per-case implementation implements (comma-separated) [default: all three];
-    /// in lines mode the handshake declares them.
+    /// Parts a --per-case implementation implements (comma-separated) [default: the brief's
+    /// three, retries,ordering,pause]; in lines mode the handshake declares them. A part of the
+    /// roadmap needs the parts it builds on (spec/protocol.md, "Parts"); one declared without
+    /// them is refused.
     #[arg(
         long,
+        value_enum,
         value_delimiter = ',',
         value_name = "PART",
         requires = "per_case"
     )]
-    pub parts: Option<Vec<PartArg>>,
+    pub parts: Option<Vec<Part>>,
     /// How a --per-case implementation's JSON reader sees numbers: `values` when `10.0` and
     /// `10` read the same (JavaScript, Go), which leaves out the steps that depend on spelling
     /// [default: spelling]; in lines mode the handshake declares it.
@@ -201,8 +204,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub run: ImplArgs,
     /// Only cases of these parts (comma-separated or repeated).
-    #[arg(long = "part", value_delimiter = ',', value_name = "PART")]
-    pub only_parts: Vec<PartArg>,
+    #[arg(long = "part", value_enum, value_delimiter = ',', value_name = "PART")]
+    pub only_parts: Vec<Part>,
     /// Only cases citing one of these rule ids.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub rule: Vec<String>,
@@ -232,8 +235,8 @@ pub struct CheckArgs {
     /// Parts every implementation must declare (comma-separated): for graders. A case of a
     /// required part the implementation does not declare fails; without this, a part declared
     /// away is reported "not implemented" and does not fail the run.
-    #[arg(long, value_delimiter = ',', value_name = "PART")]
-    pub require_parts: Vec<PartArg>,
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PART")]
+    pub require_parts: Vec<Part>,
     /// Cases an implementation skips (answers `skipped`) in parts it declares do not fail the
     /// run: for an implementer mid-way. They still count as not passed in the grade.
     #[arg(long)]
@@ -324,13 +327,6 @@ impl LanguageArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-pub enum PartArg {
-    Retries,
-    Ordering,
-    Pause,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
 pub enum OriginArg {
     Brief,
     Clarification,
@@ -371,16 +367,6 @@ pub enum InputFormat {
     Auto,
     Array,
     Lines,
-}
-
-impl PartArg {
-    pub fn part(self) -> Part {
-        match self {
-            PartArg::Retries => Part::Retries,
-            PartArg::Ordering => Part::Ordering,
-            PartArg::Pause => Part::Pause,
-        }
-    }
 }
 
 impl OriginArg {

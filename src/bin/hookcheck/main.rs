@@ -6,6 +6,7 @@ use args::{
     CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, ImplArgs, InputFormat, NumbersArg,
 };
 use clap::Parser;
+use hookcheck::case::Part;
 use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
@@ -95,14 +96,21 @@ impl ImplArgs {
             return Err(ExitCode::from(2));
         }
         let sandbox = self.configured_sandbox()?;
+        // Refused as a handshake declaring the same would be, before anything starts.
+        if let Some(parts) = &self.parts
+            && let Err(why) = Part::check_declared(parts)
+        {
+            eprintln!("hookcheck: --parts: {why}");
+            return Err(ExitCode::from(2));
+        }
         let options = Options {
             timeout: seconds(self.timeout, "--timeout", 0.01..=DAY)?,
             max_restarts: self.max_restarts,
             per_case: self.per_case,
-            parts: self.parts.as_ref().map_or_else(
-                || Options::default().parts,
-                |parts| parts.iter().map(|p| p.part()).collect(),
-            ),
+            parts: self
+                .parts
+                .clone()
+                .unwrap_or_else(|| Options::default().parts),
             numbers: self
                 .numbers
                 .map_or(Options::default().numbers, NumbersArg::numbers),
@@ -355,7 +363,7 @@ fn check(args: CheckArgs) -> ExitCode {
         Ok(o) => o,
         Err(code) => return code,
     };
-    options.require_parts = args.require_parts.iter().map(|p| p.part()).collect();
+    options.require_parts = args.require_parts;
     let color = match args.color {
         ColorArg::Always => true,
         ColorArg::Never => false,
@@ -408,7 +416,7 @@ fn check(args: CheckArgs) -> ExitCode {
         cases: args.corpus.sources(),
         entries,
         selection: Selection {
-            parts: args.only_parts.iter().map(|p| p.part()).collect(),
+            parts: args.only_parts,
             rules: args.rule,
             origins: args.origin.iter().map(|o| o.origin()).collect(),
             patterns: args.patterns,
