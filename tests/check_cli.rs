@@ -56,8 +56,8 @@ fn buggy_python_solution_gets_exactly_its_cases_with_file_and_line() {
         std::fs::read_to_string(root.join("examples/python/dispatcher.py")).unwrap_or_default();
     // The bug of the brief's first complaint: the first wait is a minute.
     let buggy = original.replace(
-        "WAITS = [30, 60, 120, 240, 300]",
-        "WAITS = [60, 60, 120, 240, 300]",
+        "\"waits\": [30, 60, 120, 240, 300]}",
+        "\"waits\": [60, 60, 120, 240, 300]}",
     );
     assert_ne!(buggy, original);
     let dir = common::scratch().join(format!("hookcheck-cli-{}", std::process::id()));

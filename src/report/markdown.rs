@@ -162,7 +162,13 @@ mod tests {
     /// far above a comment's limit, the report stays under it and says it was cut.
     #[test]
     fn a_large_grade_is_cut_to_fit_a_comment() {
-        let cases = crate::corpus::Corpus::builtin().cases;
+        // Cases for implementations without some part (`without`) would be made not applicable
+        // by the runner, which this test does not run.
+        let cases: Vec<_> = crate::corpus::Corpus::builtin()
+            .cases
+            .into_iter()
+            .filter(|c| c.without.is_empty())
+            .collect();
         let graded: Vec<Graded> = (0..150)
             .map(|i| Graded {
                 entry: Entry {

@@ -39,8 +39,8 @@ pub fn grader_folder(test: &str) -> std::path::PathBuf {
     let original =
         std::fs::read_to_string(root().join("examples/python/dispatcher.py")).unwrap_or_default();
     let capped = original.replace(
-        "WAITS = [30, 60, 120, 240, 300]",
-        "WAITS = [30, 60, 120, 240, 240]",
+        "\"waits\": [30, 60, 120, 240, 300]}",
+        "\"waits\": [30, 60, 120, 240, 240]}",
     );
     assert_ne!(capped, original, "the bug is planted");
     for (who, source) in [("good", &original), ("capped", &capped)] {
