@@ -25,16 +25,20 @@ pub enum Part {
     Pause,
     Policy,
     RetryAfter,
+    AutoDisable,
+    DeadLetters,
 }
 
 impl Part {
     /// Every part, in the order of their numbers.
-    pub const ALL: [Part; 5] = [
+    pub const ALL: [Part; 7] = [
         Part::Retries,
         Part::Ordering,
         Part::Pause,
         Part::Policy,
         Part::RetryAfter,
+        Part::AutoDisable,
+        Part::DeadLetters,
     ];
 
     /// The brief's own parts: what an implementation that declares nothing offers (per-case
@@ -49,6 +53,8 @@ impl Part {
             Part::Pause => "pause",
             Part::Policy => "policy",
             Part::RetryAfter => "retry-after",
+            Part::AutoDisable => "auto-disable",
+            Part::DeadLetters => "dead-letters",
         }
     }
 
@@ -58,7 +64,9 @@ impl Part {
         match self {
             Part::Retries | Part::Ordering | Part::Pause => &[],
             Part::Policy => &Part::BRIEF,
-            Part::RetryAfter => &[Part::Policy],
+            // Part 6's threshold is a key of Part 4's policy; Part 7 needs only the brief's.
+            Part::RetryAfter | Part::AutoDisable => &[Part::Policy],
+            Part::DeadLetters => &Part::BRIEF,
         }
     }
 
@@ -263,6 +271,9 @@ struct RawCase {
     /// Read as text and checked after the cases, as the file's `part` is.
     #[serde(default)]
     without: Vec<Spanned<String>>,
+    /// Read as `without` is.
+    #[serde(default)]
+    also: Vec<Spanned<String>>,
     steps: Vec<RawStep>,
 }
 
@@ -306,6 +317,10 @@ pub struct Case {
     /// expects is what the brief says without them (an outcomes object is invalid outcomes
     /// without Part 5, valid with it).
     pub without: Vec<Part>,
+    /// Parts the case needs besides its own (`also: [retry-after]` on a case of `auto-disable`
+    /// that shows a 410 under `disable_on_gone` reaching the threshold): it applies only to
+    /// implementations that offer them all.
+    pub also: Vec<Part>,
     pub steps: Vec<Step>,
     pub part: Part,
     /// The folder under `cases/` the file sits in: `retries`, `errors`, `regressions`...
@@ -327,8 +342,11 @@ impl Case {
     /// Why the case does not apply to an implementation offering `parts`, if it does not: its
     /// part is not among them, or one of its `without` parts is.
     pub fn inapplicable(&self, parts: &[Part]) -> Option<Inapplicable> {
-        if !parts.contains(&self.part) {
-            return Some(Inapplicable::NotImplemented(self.part));
+        if let Some(missing) = std::iter::once(&self.part)
+            .chain(&self.also)
+            .find(|p| !parts.contains(p))
+        {
+            return Some(Inapplicable::NotImplemented(*missing));
         }
         self.without
             .iter()
@@ -601,6 +619,7 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
     let mut cases = Vec::with_capacity(raw.cases.len());
     // The first name in a `without` list that is no part, told once the cases are parsed.
     let mut unknown_without = None;
+    let mut unknown_also = None;
     for c in raw.cases {
         let mut without = Vec::with_capacity(c.without.len());
         for name in c.without {
@@ -608,6 +627,15 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
                 Some(p) => without.push(p),
                 None => {
                     unknown_without.get_or_insert((name.referenced, name.value));
+                }
+            }
+        }
+        let mut also = Vec::with_capacity(c.also.len());
+        for name in c.also {
+            match Part::parse(name.value.trim()) {
+                Some(p) => also.push(p),
+                None => {
+                    unknown_also.get_or_insert((name.referenced, name.value));
                 }
             }
         }
@@ -635,6 +663,7 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
             recorded: c.recorded,
             situations: c.situations,
             without,
+            also,
             steps,
             part: part.unwrap_or(Part::Retries),
             suite: suite.to_string(),
@@ -644,7 +673,9 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
     let unknown = if part.is_none() {
         Some((raw.part.referenced, raw.part.value, ""))
     } else {
-        unknown_without.map(|(location, name)| (location, name, " in `without`"))
+        unknown_without
+            .map(|(location, name)| (location, name, " in `without`"))
+            .or_else(|| unknown_also.map(|(location, name)| (location, name, " in `also`")))
     };
     if let Some((location, name, place)) = unknown {
         let near = crate::spec::closest(name.trim(), Part::ALL.map(Part::as_str))
@@ -1143,10 +1174,16 @@ mod part_tests {
             Part::check_declared(&no_policy),
             Err(
                 "part `retry-after` (Part 5) builds on `policy` (Part 4), which is not \
-                 declared: declare it too, or leave `retry-after` out"
+                 declared: declare it too, or leave `retry-after` out; part `auto-disable` \
+                 (Part 6) builds on `policy` (Part 4), which is not declared: declare it too, \
+                 or leave `auto-disable` out"
                     .to_string()
             )
         );
+        // Part 7 builds on the brief's three alone.
+        let mut dead_letters = Part::BRIEF.to_vec();
+        dead_letters.push(Part::DeadLetters);
+        assert_eq!(Part::check_declared(&dead_letters), Ok(()));
         let no_pause = [Part::Retries, Part::Ordering, Part::Policy];
         assert_eq!(
             Part::check_declared(&no_pause),
@@ -1188,6 +1225,7 @@ mod schema_tests {
         assert_eq!(
             keys(&schema["$defs"]["case"]),
             [
+                "also",
                 "id",
                 "notes",
                 "origin",
@@ -1210,6 +1248,33 @@ mod schema_tests {
             keys(&schema["$defs"]["step"]),
             ["clarified", "expect", "op", "spelling"]
         );
+    }
+
+    #[test]
+    fn also_needs_every_part_it_lists() {
+        use super::{Inapplicable, Part};
+        let text = "part: auto-disable\ncases:\n  - id: a-case\n    title: t\n    rules: \
+                    [auto.disable]\n    origin: brief\n    also: [retry-after]\n    steps:\n      \
+                    - op: [process, 0]\n        expect: []\n";
+        let cases = super::parse(text, std::path::Path::new("a.yaml"), "s").expect("an also case");
+        let case = &cases[0];
+        assert_eq!(case.also, [Part::RetryAfter]);
+        assert_eq!(case.inapplicable(&Part::ALL), None);
+        let without_5: Vec<Part> = Part::ALL
+            .into_iter()
+            .filter(|p| *p != Part::RetryAfter)
+            .collect();
+        assert_eq!(
+            case.inapplicable(&without_5),
+            Some(Inapplicable::NotImplemented(Part::RetryAfter))
+        );
+        let err = super::parse(
+            &text.replace("[retry-after]", "[retry-aftr]"),
+            std::path::Path::new("a.yaml"),
+            "s",
+        )
+        .expect_err("an unknown part");
+        assert!(err.reason.contains("in `also`"), "{err}");
     }
 
     const WITHOUT: &str = "part: retries\ncases:\n  - id: a-case\n    title: t\n    rules: \

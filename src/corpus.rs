@@ -280,6 +280,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
         }
         out.extend(situation_problems(c, &at, rules));
         out.extend(without_problems(c, &at));
+        out.extend(also_problems(c, &at));
         if c.recorded == Some(Recorded::Unreviewed) {
             out.push(format!(
                 "{at}: recorded from the reference and not yet reviewed against the spec"
@@ -311,6 +312,29 @@ fn without_problems(c: &Case, at: &str) -> Vec<String> {
                 "{at}: `without` lists `{p}`, which the case's part `{}` builds on: the case \
                  would apply to no implementation",
                 c.part
+            ));
+        }
+    }
+    out
+}
+
+/// What is wrong with a case's `also:` list: a part listed there must add something (not the
+/// case's own part nor one it builds on) and must not be excluded by `without` as well.
+fn also_problems(c: &Case, at: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let needed = c.part.needs();
+    for (i, p) in c.also.iter().enumerate() {
+        if c.also[..i].contains(p) {
+            out.push(format!("{at}: `also` lists `{p}` twice"));
+        } else if *p == c.part || needed.contains(p) {
+            out.push(format!(
+                "{at}: `also` lists `{p}`, which the case's part `{}` already needs",
+                c.part
+            ));
+        } else if c.without.contains(p) {
+            out.push(format!(
+                "{at}: `also` and `without` both list `{p}`: the case would apply to no \
+                 implementation"
             ));
         }
     }

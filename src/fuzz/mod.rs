@@ -82,6 +82,7 @@ pub fn adhoc_case(id: &str, ops: &[Value], brief_only: bool) -> Case {
         recorded: None,
         situations: Default::default(),
         without: Vec::new(),
+        also: Vec::new(),
         steps: ops
             .iter()
             .zip(results)

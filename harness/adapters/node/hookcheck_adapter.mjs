@@ -24,7 +24,7 @@ const PROTOCOL = 1;
 // What a solution that declares nothing offers: the brief's own parts.
 const BRIEF_PARTS = ["retries", "ordering", "pause"];
 // Every part hookcheck knows, the roadmap's included (hookcheck's Part::ALL).
-const PARTS = [...BRIEF_PARTS, "policy", "retry-after"];
+const PARTS = [...BRIEF_PARTS, "policy", "retry-after", "auto-disable", "dead-letters"];
 const USAGE = `usage: node hookcheck_adapter.mjs SOLUTION [--parts retries,ordering] [--name NAME] [--per-case]
 
 Serves SOLUTION (a module exporting run(operations)) to hookcheck over spec/protocol.md.

@@ -25,7 +25,7 @@ PROTOCOL = 1
 # What a solution that declares nothing offers: the brief's own parts.
 BRIEF_PARTS = ("retries", "ordering", "pause")
 # Every part hookcheck knows, the roadmap's included (hookcheck's Part::ALL).
-PARTS = BRIEF_PARTS + ("policy", "retry-after")
+PARTS = BRIEF_PARTS + ("policy", "retry-after", "auto-disable", "dead-letters")
 
 
 def load(path):
