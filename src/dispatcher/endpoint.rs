@@ -3,7 +3,7 @@
 
 use super::policy::{DEFAULT, RetryPolicy};
 use super::{EventKey, Ts};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// An endpoint's position in registration order, which is also its index in storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -15,21 +15,48 @@ impl EndpointKey {
     }
 }
 
+/// Why an endpoint is disabled (`endpoint.report`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DisableReason {
+    /// By `disable`.
+    Manual,
+    /// By a 410 under `disable_on_gone` (`gone.disable`).
+    Gone,
+    /// By `disable_after` consecutive failures (`auto.disable`).
+    Failing,
+}
+
+impl DisableReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DisableReason::Manual => "manual",
+            DisableReason::Gone => "gone",
+            DisableReason::Failing => "failing",
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Endpoint {
     #[allow(dead_code)] // Stored as the brief's model has it; the simulation never contacts it.
     pub url: Box<str>,
-    pub disabled: bool,
+    /// `Some` while disabled, with the reason.
+    pub disabled: Option<DisableReason>,
+    /// Consecutive failed attempts across the endpoint's events (`auto.count`).
+    pub consecutive_failures: u32,
     /// How many times the endpoint was enabled (wrapping), and the `ts` of the last enable: a
     /// pending event whose `epoch` differs is due at `enabled_at`.
     pub epoch: u32,
     pub enabled_at: Ts,
     /// Pending events, sorted by enqueue order; the front is the head (`process.pick`). Enqueue
-    /// appends (keys only grow), only the head is ever attempted, and a replay puts revived
-    /// events at the front (see `revive_dead`), so a deque suffices.
+    /// appends (keys only grow) and only the head is ever attempted; revived events are put
+    /// back in their place (see `revive`).
     pub pending: VecDeque<EventKey>,
-    /// This endpoint's dead events in enqueue order, so a replay costs only its own dead letters.
-    pub dead: Vec<EventKey>,
+    /// This endpoint's dead events by order of death (the dispatcher's letter number), for
+    /// `dead.list-endpoint`, and the same by time of death for `recover.revive`: the time is not
+    /// the order, as `ts` may decrease (`op.ts-any-order`).
+    pub dead: BTreeMap<u64, EventKey>,
+    pub dead_by_time: BTreeMap<(Ts, u64), EventKey>,
     /// `None` for the default policy, which is by far the usual case: one pointer, no allocation.
     pub policy: Option<Box<RetryPolicy>>,
 }
@@ -38,13 +65,19 @@ impl Endpoint {
     pub fn new(url: &str) -> Self {
         Endpoint {
             url: url.into(),
-            disabled: false,
+            disabled: None,
+            consecutive_failures: 0,
             epoch: 0,
             enabled_at: 0,
             pending: VecDeque::new(),
-            dead: Vec::new(),
+            dead: BTreeMap::new(),
+            dead_by_time: BTreeMap::new(),
             policy: None,
         }
+    }
+
+    pub fn is_disabled(&self) -> bool {
+        self.disabled.is_some()
     }
 
     /// The policy in force (`policy.get`, `policy.in-force`).
@@ -56,24 +89,34 @@ impl Endpoint {
         self.pending.front().copied()
     }
 
-    /// Moves the dead events back in front of the pending ones and returns them. A dead event
-    /// always precedes every pending event of its endpoint, and the dead list is in enqueue order:
-    /// an event dies only as the head, after every earlier event settled, and only a replay,
-    /// which revives all dead events at once, makes an earlier event pending again. So putting
-    /// the revived events first restores enqueue order (`pause.replay-order`) in O(k).
-    pub fn revive_dead(&mut self) -> Vec<EventKey> {
-        let revived = std::mem::take(&mut self.dead);
-        debug_assert!(revived.is_sorted(), "dead events die in enqueue order");
-        debug_assert!(
-            revived
-                .last()
-                .zip(self.pending.front())
-                .is_none_or(|(d, p)| d < p),
-            "dead events precede pending ones"
-        );
-        for key in revived.iter().rev() {
-            self.pending.push_front(*key);
+    /// Records a death (`dead.letter`): `letter` is its place in the order of deaths.
+    pub fn bury(&mut self, key: EventKey, letter: u64, died_at: Ts) {
+        self.dead.insert(letter, key);
+        self.dead_by_time.insert((died_at, letter), key);
+    }
+
+    /// Takes out the dead events that died at or after `since` (all of them with `Ts::MIN`),
+    /// with their letters, in O(k log n) for k of n dead.
+    pub fn exhume(&mut self, since: Ts) -> Vec<(u64, EventKey)> {
+        let risen = self.dead_by_time.split_off(&(since, 0));
+        risen
+            .into_iter()
+            .map(|((_, letter), key)| {
+                self.dead.remove(&letter);
+                (letter, key)
+            })
+            .collect()
+    }
+
+    /// Puts revived events back among the pending ones by enqueue order (`pause.replay-order`).
+    /// A dead event died as the head, after every earlier event settled, so revived events
+    /// usually all precede the pending ones and each goes to the front in O(1); only after a
+    /// `recover` that revived some of them does one land further in, found by binary search.
+    pub fn revive(&mut self, mut keys: Vec<EventKey>) {
+        keys.sort_unstable();
+        for key in keys.into_iter().rev() {
+            let at = self.pending.partition_point(|k| *k < key);
+            self.pending.insert(at, key);
         }
-        revived
     }
 }

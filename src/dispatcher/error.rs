@@ -15,6 +15,7 @@ pub enum Error {
     DuplicateEvent,
     AlreadyDisabled,
     NotDisabled,
+    NotDead,
     /// More than 2^32 - 1 events or endpoints: a limit of the reference, not a rule of the spec.
     CapacityExceeded,
 }
@@ -33,6 +34,7 @@ impl Error {
             Error::DuplicateEvent => "duplicate event",
             Error::AlreadyDisabled => "already disabled",
             Error::NotDisabled => "not disabled",
+            Error::NotDead => "not dead",
             Error::CapacityExceeded => "capacity exceeded",
         }
     }

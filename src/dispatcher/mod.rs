@@ -6,6 +6,7 @@
 //! own `RetryPolicy` (Part 4), absent for the default one.
 
 mod attempt;
+mod dead_letter;
 mod endpoint;
 mod error;
 mod event;
@@ -17,7 +18,8 @@ mod process;
 mod status;
 
 pub use attempt::{Attempt, Outcome, Record};
-pub use endpoint::EndpointKey;
+pub use dead_letter::{DeadLetter, EndpointReport};
+pub use endpoint::{DisableReason, EndpointKey};
 pub use error::Error;
 pub use event::EventKey;
 pub use outcome::MAX_RETRY_AFTER;
@@ -48,8 +50,9 @@ pub struct Dispatcher {
     /// head (its endpoint disabled, say): `process` drops such entries as it meets them, so a
     /// disable costs nothing and every other change one push.
     ready: BinaryHeap<Reverse<(Ts, EventKey)>>,
-    /// Dead-lettered events by order of death (`dead.list`).
-    dead_letters: BTreeMap<u64, EventKey>,
+    /// Dead-lettered events by order of death (`dead.list`), with the `ts` of their death
+    /// (`dead-letter.report`): kept here rather than in every event, which mostly never die.
+    dead_letters: BTreeMap<u64, (EventKey, Ts)>,
     next_letter: u64,
     /// The `retry_after` lists of the events whose outcomes gave any (Part 5), by event. Kept
     /// apart from `Event` so that the brief's plain scripts pay nothing for them, not even size;
@@ -102,7 +105,7 @@ impl Dispatcher {
         });
         ep.pending.push_back(key);
         // A new event is the last in enqueue order, so it is the head only of an empty queue.
-        if ep.pending.len() == 1 && !ep.disabled {
+        if ep.pending.len() == 1 && !ep.is_disabled() {
             self.ready.push(Reverse((ts, key)));
         }
         Ok(key)
@@ -129,7 +132,7 @@ impl Dispatcher {
     pub fn status(&self, event_id: &str) -> Result<Status, Error> {
         let key = EventKey(self.event_ids.get(event_id).ok_or(Error::UnknownEvent)?);
         let event = &self.events[key.index()];
-        let held = self.endpoints[event.endpoint.index()].disabled;
+        let held = self.endpoints[event.endpoint.index()].is_disabled();
         let (state, next_attempt_at) = match event.lifecycle {
             Lifecycle::Pending { .. } if held => (State::Held, None),
             Lifecycle::Pending { .. } => (State::Pending, self.due_at(key)),
@@ -145,7 +148,7 @@ impl Dispatcher {
 
     /// The dead-lettered event ids, oldest death first (`dead.list`).
     pub fn dead_letters(&self) -> impl Iterator<Item = &str> {
-        self.dead_letters.values().map(|k| self.event_id(*k))
+        self.dead_letters.values().map(|(k, _)| self.event_id(*k))
     }
 
     /// One endpoint's dead-lettered event ids, oldest death first (`dead.list-endpoint`): events
@@ -154,7 +157,7 @@ impl Dispatcher {
         let endpoint = self.endpoint_key(endpoint_id)?;
         Ok(self.endpoints[endpoint.index()]
             .dead
-            .iter()
+            .values()
             .map(|k| self.event_id(*k)))
     }
 
@@ -200,7 +203,7 @@ impl Dispatcher {
     /// Puts the endpoint's head, if any, into the ready heap at its due time.
     fn schedule_head(&mut self, endpoint: EndpointKey) {
         let ep = &self.endpoints[endpoint.index()];
-        if ep.disabled {
+        if ep.is_disabled() {
             return;
         }
         if let Some(head) = ep.head()

@@ -1,27 +1,29 @@
-//! `disable` and `enable` with replay (`pause.*`): the cost is the endpoint's dead events at
-//! most, never its pending events nor the whole dispatcher.
+//! `disable` and `enable` with replay (`pause.*`), and `recover` (`recover.*`): the cost is the
+//! endpoint's dead events revived, never its pending events nor the whole dispatcher.
 
-use super::{Dispatcher, Error, Lifecycle, Ts};
+use super::endpoint::DisableReason;
+use super::{Dispatcher, EndpointKey, Error, EventKey, Lifecycle, Ts};
 
 impl Dispatcher {
     pub fn disable(&mut self, endpoint_id: &str) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
         let ep = &mut self.endpoints[endpoint.index()];
-        if ep.disabled {
+        if ep.is_disabled() {
             return Err(Error::AlreadyDisabled);
         }
         // The head's `ready` entry goes stale; `process` drops it.
-        ep.disabled = true;
+        ep.disabled = Some(DisableReason::Manual);
         Ok(())
     }
 
     pub fn enable(&mut self, ts: Ts, endpoint_id: &str, replay_dead: bool) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
         let ep = &mut self.endpoints[endpoint.index()];
-        if !ep.disabled {
+        if !ep.is_disabled() {
             return Err(Error::NotDisabled);
         }
-        ep.disabled = false;
+        ep.disabled = None;
+        ep.consecutive_failures = 0;
         // Every pending event becomes due at `ts` (`pause.enable-due`): a new epoch makes every
         // due time set before it stale. After 2^32 enables the epoch would come round to an old
         // one, so then (and only then) the due times are reset one by one.
@@ -38,17 +40,40 @@ impl Dispatcher {
         }
         ep.enabled_at = ts;
         if replay_dead {
-            for key in ep.revive_dead() {
-                let event = &mut self.events[key.index()];
-                if let Lifecycle::Dead { letter } = event.lifecycle {
-                    self.dead_letters.remove(&letter);
-                }
-                event.attempts = 0;
-                event.epoch = ep.epoch;
-                event.lifecycle = Lifecycle::Pending { due_at: ts };
-            }
+            self.revive(ts, endpoint, Ts::MIN);
         }
         self.schedule_head(endpoint);
         Ok(())
+    }
+
+    /// `recover.revive`: the endpoint's events that died at or after `since`, revived as a
+    /// replay revives them; returns how many. Only they change (`recover.unchanged-rest`).
+    pub fn recover(&mut self, ts: Ts, endpoint_id: &str, since: Ts) -> Result<usize, Error> {
+        let endpoint = self.endpoint_key(endpoint_id)?;
+        let revived = self.revive(ts, endpoint, since);
+        if revived > 0 {
+            // A revived event may now be the head, in front of one waiting for its retry.
+            self.schedule_head(endpoint);
+        }
+        Ok(revived)
+    }
+
+    /// Revives the endpoint's events that died at or after `since` (`pause.replay`): pending,
+    /// no attempts, due at `ts`, back in enqueue order, out of the dead letters.
+    fn revive(&mut self, ts: Ts, endpoint: EndpointKey, since: Ts) -> usize {
+        let ep = &mut self.endpoints[endpoint.index()];
+        let risen = ep.exhume(since);
+        let mut keys: Vec<EventKey> = Vec::with_capacity(risen.len());
+        for (letter, key) in risen {
+            self.dead_letters.remove(&letter);
+            let event = &mut self.events[key.index()];
+            event.attempts = 0;
+            event.epoch = ep.epoch;
+            event.lifecycle = Lifecycle::Pending { due_at: ts };
+            keys.push(key);
+        }
+        let count = keys.len();
+        ep.revive(keys);
+        count
     }
 }

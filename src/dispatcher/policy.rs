@@ -10,6 +10,8 @@ use std::borrow::Cow;
 pub const MAX_ATTEMPTS: u32 = 100;
 /// `policy.valid`: the longest wait a policy may give (30 days).
 pub const MAX_WAIT: u32 = 2_592_000;
+/// `auto.policy-key`: the largest `disable_after`.
+pub const MAX_DISABLE_AFTER: u32 = 1000;
 
 const BRIEF_WAITS: [u32; 5] = [30, 60, 120, 240, 300];
 
@@ -20,6 +22,8 @@ pub struct RetryPolicy {
     /// `gone.policy-key`: kept as given (absent, `true` or `false`), because `policy.get`
     /// returns exactly the keys `set_policy` gave.
     disable_on_gone: Option<bool>,
+    /// `auto.policy-key`: the threshold of consecutive failures, when given.
+    disable_after: Option<u32>,
 }
 
 /// The default policy, shared by every endpoint that has none of its own.
@@ -27,6 +31,7 @@ pub static DEFAULT: RetryPolicy = RetryPolicy {
     attempts: 6,
     waits: Cow::Borrowed(&BRIEF_WAITS),
     disable_on_gone: None,
+    disable_after: None,
 };
 
 impl Default for RetryPolicy {
@@ -50,6 +55,7 @@ impl RetryPolicy {
             attempts,
             waits: Cow::Owned(waits),
             disable_on_gone: None,
+            disable_after: None,
         })
     }
 
@@ -59,6 +65,22 @@ impl RetryPolicy {
             disable_on_gone: Some(flag),
             ..self
         }
+    }
+
+    /// The same policy with `disable_after` given: 1 to 1000 (`auto.policy-key`).
+    pub fn with_disable_after(self, threshold: u32) -> Result<Self, Error> {
+        if !(1..=MAX_DISABLE_AFTER).contains(&threshold) {
+            return Err(Error::InvalidPolicy);
+        }
+        Ok(RetryPolicy {
+            disable_after: Some(threshold),
+            ..self
+        })
+    }
+
+    /// The threshold of `auto.disable`, when the policy gives one.
+    pub fn disable_after(&self) -> Option<u32> {
+        self.disable_after
     }
 
     pub fn attempts(&self) -> u32 {

@@ -2,6 +2,7 @@
 //! endpoint as soon as its head is delivered or dead (`process.*`, `order.*`), under the policy
 //! of the endpoint at that moment (`policy.in-force`, `retry-after.*`, `gone.*`).
 
+use super::endpoint::DisableReason;
 use super::outcome::NO_RETRY_AFTER;
 use super::{Attempt, Class, Dispatcher, EventKey, Lifecycle, Outcome, TS_LIMIT, Ts, classify};
 use std::cmp::Reverse;
@@ -32,7 +33,7 @@ impl Dispatcher {
     /// head at one time are harmless: the attempt changes the head's due time or its place.
     fn is_ready(&self, due_at: Ts, key: EventKey) -> bool {
         let ep = &self.endpoints[self.events[key.index()].endpoint.index()];
-        !ep.disabled && ep.head() == Some(key) && self.due_at(key) == Some(due_at)
+        !ep.is_disabled() && ep.head() == Some(key) && self.due_at(key) == Some(due_at)
     }
 
     /// One attempt of an endpoint's ready head, which the caller has taken out of `ready`.
@@ -63,11 +64,33 @@ impl Dispatcher {
             Class::Retryable | Class::Permanent => Outcome::Dead,
         };
         let gone = status == 410 && policy.disables_on_gone();
+        let threshold = policy.disable_after();
         let epoch = ep.epoch;
+        // `auto.count`, then `auto.disable` and `gone.disable`: the endpoint is disabled before
+        // its next head is looked at, so nothing else of it is attempted in this call. A 410
+        // under `disable_on_gone` is the reason when both apply (`endpoint.report`).
+        let ep = &mut self.endpoints[endpoint.index()];
+        ep.consecutive_failures = match outcome {
+            Outcome::Delivered => 0,
+            _ => ep.consecutive_failures.saturating_add(1),
+        };
+        let failing = outcome != Outcome::Delivered
+            && threshold.is_some_and(|f| ep.consecutive_failures >= f);
+        let disables = if gone {
+            Some(DisableReason::Gone)
+        } else if failing {
+            Some(DisableReason::Failing)
+        } else {
+            None
+        };
+        if disables.is_some() {
+            ep.disabled = disables;
+        }
         let event = &mut self.events[key.index()];
         match outcome {
             Outcome::RetryAt(due_at) => {
-                // Still the head: it goes back into the ready heap at its new due time.
+                // Still the head: it goes back into the ready heap at its new due time (where
+                // it is dropped if the endpoint was just disabled).
                 event.lifecycle = Lifecycle::Pending { due_at };
                 event.epoch = epoch;
                 self.ready.push(Reverse((due_at, key)));
@@ -80,14 +103,8 @@ impl Dispatcher {
                 let letter = self.next_letter;
                 self.next_letter += 1;
                 event.lifecycle = Lifecycle::Dead { letter };
-                self.dead_letters.insert(letter, key);
-                let ep = &mut self.endpoints[endpoint.index()];
-                ep.dead.push(key);
-                // `gone.disable`: disabled before the next head is looked at, so nothing else of
-                // the endpoint is attempted in this call; the head is held as by `disable`.
-                if gone {
-                    ep.disabled = true;
-                }
+                self.dead_letters.insert(letter, (key, ts));
+                self.endpoints[endpoint.index()].bury(key, letter, ts);
                 self.finish(key);
             }
         }
@@ -96,7 +113,7 @@ impl Dispatcher {
             number,
             status,
             outcome,
-            disabled_endpoint: gone,
+            disabled_endpoint: disables.is_some(),
         }
     }
 

@@ -332,3 +332,60 @@ fn gone_disables_the_endpoint_only_with_disable_on_gone() {
     d.enable(5, "shop", false).expect("enable");
     assert_eq!(records(&mut d, 5), vec!["behind #1 200 delivered"]);
 }
+
+#[test]
+fn a_partial_recover_then_a_replay_keeps_enqueue_order() {
+    let mut d = shop();
+    for (id, ts) in [("a", 0), ("b", 10), ("c", 20)] {
+        d.enqueue(ts, "shop", id, outcomes(&[404]))
+            .expect("enqueue");
+        assert_eq!(records(&mut d, ts), vec![format!("{id} #1 404 dead")]);
+    }
+    d.enqueue(30, "shop", "tail", outcomes(&[200]))
+        .expect("tail");
+    d.disable("shop").expect("disable");
+    // b died at 10 and c at 20, both at or after 10: they come back, held; a stays dead.
+    assert_eq!(d.recover(40, "shop", 10), Ok(2));
+    assert_eq!(status(&d, "b"), (State::Held, 0, None));
+    assert_eq!(d.dead_letters().collect::<Vec<_>>(), vec!["a"]);
+    d.enable(50, "shop", true).expect("enable with replay");
+    assert_eq!(
+        records(&mut d, 50),
+        vec![
+            "a #1 404 dead",
+            "b #1 404 dead",
+            "c #1 404 dead",
+            "tail #1 200 delivered"
+        ]
+    );
+    assert_eq!(d.dead_letters().collect::<Vec<_>>(), vec!["a", "b", "c"]);
+    assert_eq!(d.dead_letter("b").map(|l| l.died_at), Ok(50));
+    assert_eq!(d.dead_letter("tail"), Err(Error::NotDead));
+    assert_eq!(d.recover(60, "shop", 51), Ok(0));
+}
+
+#[test]
+fn consecutive_failures_disable_and_a_successful_enable_resets_them() {
+    let mut d = shop();
+    let policy = RetryPolicy::new(1, vec![5])
+        .and_then(|p| p.with_disable_after(2))
+        .expect("valid");
+    d.set_policy("shop", Some(policy)).expect("set");
+    d.enqueue(0, "shop", "a", outcomes(&[500])).expect("a");
+    d.enqueue(0, "shop", "b", outcomes(&[0])).expect("b");
+    d.enqueue(0, "shop", "c", outcomes(&[200])).expect("c");
+    let attempts = d.process(0);
+    let flags: Vec<bool> = attempts.iter().map(|a| a.disabled_endpoint).collect();
+    assert_eq!(flags, vec![false, true]);
+    let report = d.endpoint_report("shop").expect("report");
+    assert_eq!(
+        (report.disabled, report.consecutive_failures),
+        (Some(DisableReason::Failing), 2)
+    );
+    d.enable(5, "shop", false).expect("enable");
+    assert_eq!(
+        d.endpoint_report("shop").map(|r| r.consecutive_failures),
+        Ok(0)
+    );
+    assert_eq!(records(&mut d, 5), vec!["c #1 200 delivered"]);
+}

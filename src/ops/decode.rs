@@ -222,6 +222,19 @@ pub(crate) fn operation<'a>(
         Kind::Policy => Command::Policy {
             endpoint: string(a)?,
         },
+        Kind::Endpoint => Command::Endpoint {
+            endpoint: string(a)?,
+        },
+        Kind::DeadLetter => Command::DeadLetter { event: string(a)? },
+        // `recover.since`: read as a `ts` is.
+        Kind::Recover => Command::Recover {
+            endpoint: string(a)?,
+            since: match b {
+                Some(Elem::Int(since)) => in_range(since),
+                _ => None,
+            }
+            .ok_or(Error::InvalidArguments)?,
+        },
     };
     Ok(Operation { ts, command })
 }
@@ -341,8 +354,9 @@ fn outcome_values(items: &[Value]) -> Result<Outcomes, Error> {
         .and_then(Outcomes::with_retry_after)
 }
 
-/// A policy object (`policy.valid`, `policy.strict`, `gone.policy-key`): `attempts` and `waits`
-/// required, `disable_on_gone` optional, no other key.
+/// A policy object (`policy.valid`, `policy.strict`, `gone.policy-key`, `auto.policy-key`):
+/// `attempts` and `waits` required, `disable_on_gone` and `disable_after` optional, no other
+/// key.
 fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
     let int = |v: &Value| match v {
         Value::Number(n) => n.as_i64().ok_or(Error::InvalidPolicy),
@@ -350,7 +364,7 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
     };
     // Beyond u32 is out of range as surely as beyond the policy's own bounds.
     let small = |v: &Value| int(v).and_then(|n| u32::try_from(n).map_err(|_| Error::InvalidPolicy));
-    let (mut attempts, mut waits, mut gone) = (None, None, None);
+    let (mut attempts, mut waits, mut gone, mut threshold) = (None, None, None, None);
     for (key, value) in map {
         match (key.as_str(), value) {
             ("attempts", v) => attempts = Some(small(v)?),
@@ -362,17 +376,21 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
                 )
             }
             ("disable_on_gone", Value::Bool(flag)) => gone = Some(*flag),
+            ("disable_after", v) => threshold = Some(small(v)?),
             _ => return Err(Error::InvalidPolicy),
         }
     }
     let (Some(attempts), Some(waits)) = (attempts, waits) else {
         return Err(Error::InvalidPolicy);
     };
-    let policy = RetryPolicy::new(attempts, waits)?;
-    Ok(match gone {
-        Some(flag) => policy.with_disable_on_gone(flag),
-        None => policy,
-    })
+    let mut policy = RetryPolicy::new(attempts, waits)?;
+    if let Some(flag) = gone {
+        policy = policy.with_disable_on_gone(flag);
+    }
+    if let Some(threshold) = threshold {
+        policy = policy.with_disable_after(threshold)?;
+    }
+    Ok(policy)
 }
 
 #[cfg(test)]

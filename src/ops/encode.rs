@@ -30,6 +30,32 @@ impl Reply<'_> {
             }
             Reply::Status(s) => write_status(out, s),
             Reply::Policy(p) => write_policy(out, p),
+            Reply::Endpoint(r) => {
+                out.extend_from_slice(if r.disabled.is_some() {
+                    b"{\"disabled\":true,\"reason\":"
+                } else {
+                    b"{\"disabled\":false,\"reason\":"
+                });
+                match r.disabled {
+                    Some(reason) => write_json_string(out, reason.as_str()),
+                    None => out.extend_from_slice(b"null"),
+                }
+                out.extend_from_slice(b",\"consecutive_failures\":");
+                write_int(out, i64::from(r.consecutive_failures));
+                out.push(b'}');
+            }
+            Reply::DeadLetter(d, l) => {
+                out.extend_from_slice(b"{\"endpoint\":");
+                write_json_string(out, d.endpoint_of(l.event));
+                out.extend_from_slice(b",\"attempts\":");
+                write_int(out, i64::from(l.attempts));
+                out.extend_from_slice(b",\"last_status\":");
+                write_int(out, i64::from(l.last_status));
+                out.extend_from_slice(b",\"died_at\":");
+                write_int(out, l.died_at);
+                out.push(b'}');
+            }
+            Reply::Count(n) => write_int(out, i64::try_from(*n).unwrap_or(i64::MAX)),
             Reply::DeadLetters(ids) => {
                 out.push(b'[');
                 for (i, id) in ids.iter().enumerate() {
@@ -66,12 +92,38 @@ impl Reply<'_> {
                 }
                 Value::Array(records)
             }
+            Reply::Endpoint(r) => {
+                let mut m = Map::new();
+                m.insert("disabled".into(), Value::Bool(r.disabled.is_some()));
+                m.insert(
+                    "reason".into(),
+                    r.disabled
+                        .map_or(Value::Null, |reason| reason.as_str().into()),
+                );
+                m.insert(
+                    "consecutive_failures".into(),
+                    Value::from(r.consecutive_failures),
+                );
+                Value::Object(m)
+            }
+            Reply::DeadLetter(d, l) => {
+                let mut m = Map::new();
+                m.insert("endpoint".into(), Value::from(d.endpoint_of(l.event)));
+                m.insert("attempts".into(), Value::from(l.attempts));
+                m.insert("last_status".into(), Value::from(l.last_status));
+                m.insert("died_at".into(), Value::from(l.died_at));
+                Value::Object(m)
+            }
+            Reply::Count(n) => Value::from(*n),
             Reply::Policy(p) => {
                 let mut m = Map::new();
                 m.insert("attempts".into(), Value::from(p.attempts()));
                 m.insert("waits".into(), p.waits().iter().copied().collect());
                 if let Some(flag) = p.disable_on_gone() {
                     m.insert("disable_on_gone".into(), Value::Bool(flag));
+                }
+                if let Some(threshold) = p.disable_after() {
+                    m.insert("disable_after".into(), Value::from(threshold));
                 }
                 Value::Object(m)
             }
@@ -132,6 +184,10 @@ fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
         } else {
             b",\"disable_on_gone\":false"
         });
+    }
+    if let Some(threshold) = p.disable_after() {
+        out.extend_from_slice(b",\"disable_after\":");
+        write_int(out, i64::from(threshold));
     }
     out.push(b'}');
 }

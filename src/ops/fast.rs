@@ -51,8 +51,15 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
         Kind::Policy => Ok(Command::Policy {
             endpoint: c.argument()?,
         }),
-        // A policy is an object, which only the general decoders read.
-        Kind::SetPolicy => return None,
+        Kind::Endpoint => Ok(Command::Endpoint {
+            endpoint: c.argument()?,
+        }),
+        Kind::DeadLetter => Ok(Command::DeadLetter {
+            event: c.argument()?,
+        }),
+        // A policy is an object, which only the general decoders read; `since` is rare enough
+        // to be left to them too.
+        Kind::SetPolicy | Kind::Recover => return None,
         Kind::DeadLetters => Ok(Command::DeadLetters {
             endpoint: if c.peek() == Some(b',') {
                 Some(c.argument()?)

@@ -12,7 +12,9 @@ pub use decode::{OperationSeed, decode_text, decode_value};
 pub use encode::write_json_string;
 pub use scan::operation as decode_prefix;
 
-use crate::dispatcher::{Attempt, Dispatcher, Error, Outcomes, RetryPolicy, Status, Ts};
+use crate::dispatcher::{
+    Attempt, DeadLetter, Dispatcher, EndpointReport, Error, Outcomes, RetryPolicy, Status, Ts,
+};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -52,6 +54,18 @@ pub enum Command<'a> {
     Policy {
         endpoint: Cow<'a, str>,
     },
+    /// Part 6.
+    Endpoint {
+        endpoint: Cow<'a, str>,
+    },
+    /// Part 7.
+    DeadLetter {
+        event: Cow<'a, str>,
+    },
+    Recover {
+        endpoint: Cow<'a, str>,
+        since: Ts,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,10 +87,13 @@ pub(crate) enum Kind {
     DeadLetters,
     SetPolicy,
     Policy,
+    Endpoint,
+    DeadLetter,
+    Recover,
 }
 
 impl Kind {
-    const ALL: [(&'static str, Kind); 9] = [
+    const ALL: [(&'static str, Kind); 12] = [
         ("register", Kind::Register),
         ("enqueue", Kind::Enqueue),
         ("process", Kind::Process),
@@ -86,6 +103,9 @@ impl Kind {
         ("dead_letters", Kind::DeadLetters),
         ("set_policy", Kind::SetPolicy),
         ("policy", Kind::Policy),
+        ("endpoint", Kind::Endpoint),
+        ("dead_letter", Kind::DeadLetter),
+        ("recover", Kind::Recover),
     ];
 
     pub(crate) fn from_name(name: &str) -> Option<Kind> {
@@ -99,6 +119,9 @@ impl Kind {
             "dead_letters" => Kind::DeadLetters,
             "set_policy" => Kind::SetPolicy,
             "policy" => Kind::Policy,
+            "endpoint" => Kind::Endpoint,
+            "dead_letter" => Kind::DeadLetter,
+            "recover" => Kind::Recover,
             _ => return None,
         })
     }
@@ -107,15 +130,17 @@ impl Kind {
     pub(crate) fn arity(self) -> (usize, usize) {
         match self {
             Kind::Process => (0, 0),
-            Kind::Status | Kind::Disable | Kind::Policy => (1, 1),
-            Kind::Register | Kind::Enable | Kind::SetPolicy => (2, 2),
+            Kind::Status | Kind::Disable | Kind::Policy | Kind::Endpoint | Kind::DeadLetter => {
+                (1, 1)
+            }
+            Kind::Register | Kind::Enable | Kind::SetPolicy | Kind::Recover => (2, 2),
             Kind::Enqueue => (3, 3),
             Kind::DeadLetters => (0, 1),
         }
     }
 }
 
-/// The names of the operations: the brief's (and `dead_letters`), then Part 4's.
+/// The names of the operations: the brief's (and `dead_letters`), then the roadmap's.
 pub fn names() -> impl Iterator<Item = &'static str> {
     Kind::ALL.iter().map(|(name, _)| *name)
 }
@@ -133,6 +158,12 @@ pub enum Reply<'a> {
     DeadLetters(Vec<&'a str>),
     /// The policy in force for an endpoint (`policy.get`).
     Policy(&'a RetryPolicy),
+    /// `endpoint.report`.
+    Endpoint(EndpointReport),
+    /// `dead-letter.report`, with the dispatcher to name the endpoint.
+    DeadLetter(&'a Dispatcher, DeadLetter),
+    /// How many events `recover` revived.
+    Count(usize),
     /// `"error: <code>"`.
     Error(Error),
 }
@@ -145,6 +176,9 @@ enum Effect<'op> {
     Status(Status),
     DeadLetters(Option<Cow<'op, str>>),
     Policy(Cow<'op, str>),
+    Endpoint(EndpointReport),
+    DeadLetter(DeadLetter),
+    Count(usize),
 }
 
 /// One run of the contract: a fresh dispatcher, operations applied in order.
@@ -186,6 +220,9 @@ impl Session {
                 Ok(policy) => Reply::Policy(policy),
                 Err(e) => Reply::Error(e),
             },
+            Effect::Endpoint(report) => Reply::Endpoint(report),
+            Effect::DeadLetter(letter) => Reply::DeadLetter(d, letter),
+            Effect::Count(n) => Reply::Count(n),
         }
     }
 
@@ -229,6 +266,9 @@ impl Session {
                 Effect::Accepted
             }
             Command::Policy { endpoint } => Effect::Policy(endpoint),
+            Command::Endpoint { endpoint } => Effect::Endpoint(d.endpoint_report(&endpoint)?),
+            Command::DeadLetter { event } => Effect::DeadLetter(d.dead_letter(&event)?),
+            Command::Recover { endpoint, since } => Effect::Count(d.recover(ts, &endpoint, since)?),
         })
     }
 

@@ -1,0 +1,53 @@
+//! What support asks of an endpoint and of a dead event (`endpoint.report`,
+//! `dead-letter.report`): both read from state kept anyway, in O(1) and O(log n).
+
+use super::endpoint::DisableReason;
+use super::{Dispatcher, Error, EventKey, Lifecycle, Ts};
+
+/// `endpoint.report`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndpointReport {
+    /// `Some` while disabled, with the reason.
+    pub disabled: Option<DisableReason>,
+    pub consecutive_failures: u32,
+}
+
+/// `dead-letter.report`: the latest death of a dead-lettered event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeadLetter {
+    pub event: EventKey,
+    pub attempts: u32,
+    pub last_status: u16,
+    pub died_at: Ts,
+}
+
+impl Dispatcher {
+    pub fn endpoint_report(&self, endpoint_id: &str) -> Result<EndpointReport, Error> {
+        let ep = &self.endpoints[self.endpoint_key(endpoint_id)?.index()];
+        Ok(EndpointReport {
+            disabled: ep.disabled,
+            consecutive_failures: ep.consecutive_failures,
+        })
+    }
+
+    /// The event's death: its last status is its script's entry for its last attempt, and the
+    /// time is kept with its dead letter, so a dead event costs nothing more to describe.
+    pub fn dead_letter(&self, event_id: &str) -> Result<DeadLetter, Error> {
+        let key = EventKey(self.event_ids.get(event_id).ok_or(Error::UnknownEvent)?);
+        let event = &self.events[key.index()];
+        let Lifecycle::Dead { letter } = event.lifecycle else {
+            return Err(Error::NotDead);
+        };
+        let (_, died_at) = self
+            .dead_letters
+            .get(&letter)
+            .copied()
+            .ok_or(Error::NotDead)?;
+        Ok(DeadLetter {
+            event: key,
+            attempts: event.attempts,
+            last_status: event.script.for_attempt(event.attempts),
+            died_at,
+        })
+    }
+}
