@@ -3,7 +3,7 @@
  * Webhook dispatcher simulation (Node.js, CommonJS, no dependencies).
  *
  * Implements the brief "Webhook Dispatcher: Retries, Ordering and Pausing"
- * (Parts 1-3) and the roadmap's Parts 4 and 5, as settled by
+ * (Parts 1-3) and the roadmap's Parts 4 to 7, as settled by
  * spec/dispatcher.md:
  *   - retries: at most 6 attempts, waits 30, 60, 120, 240, 300 seconds;
  *   - ordering: per-endpoint FIFO, an event waits behind earlier pending ones;
@@ -13,12 +13,20 @@
  *     Parts 1-3 are unchanged without set_policy;
  *   - retry-after (Part 5): outcomes entries may be {status, retry_after};
  *     429/503 with retry_after wait min(max(R, w), 2w); a 410 under
- *     "disable_on_gone": true disables the endpoint ("<id> disabled" record).
+ *     "disable_on_gone": true disables the endpoint ("<id> disabled" record);
+ *   - auto-disable (Part 6): every endpoint counts its consecutive failed
+ *     attempts; a policy's "disable_after": F disables it (reason "failing")
+ *     once a failed attempt brings the count to F or more; `endpoint` reports
+ *     {disabled, reason, consecutive_failures};
+ *   - dead-letters (Part 7): `dead_letter` reports an event's latest death
+ *     {endpoint, attempts, last_status, died_at}; `recover` revives the
+ *     endpoint's events that died at or after `since`, as a replay does.
  *
  * How it was written: Parts 1-3 by a helper from the brief and the spec alone;
  * Parts 4-5 likewise, independently, from the roadmap (Parts 4 and 5) and
  * spec sections 1, 3, 9, 11 and 12, without reading the reference dispatcher
- * or the other example solutions.
+ * or the other example solutions; Parts 6-7 likewise, from the roadmap
+ * (Parts 6 and 7) and spec sections 1, 9, 13 and 14.
  *
  * run(operations) executes [name, ts, ...args] operations against a fresh
  * dispatcher and returns one result per operation; errors are returned as
@@ -32,13 +40,20 @@
  *     (due_at, enqueue order), with lazy invalidation through a per-endpoint
  *     token that changes whenever the head or its due time changes (or the
  *     endpoint is disabled), so process is O(attempts * log endpoints);
- *   - dead letters are kept in insertion-ordered Maps/Sets (death order).
+ *   - dead letters are kept in death order: globally in an insertion-ordered
+ *     Map, per endpoint in a doubly linked list through the events, so that
+ *     `recover` walks back from the latest death and touches only the events
+ *     it revives (plus one) while deaths are in died_at order, which they
+ *     always are when ts never decreases (otherwise it scans the endpoint's
+ *     dead letters);
+ *   - the consecutive failure count is a per-endpoint counter, O(1) per
+ *     attempt.
  * Due times are plain numbers: every ts is a safe integer (op.ts-range) and a
  * retry that would fall due after 2^53 - 1 kills the event instead
  * (retry.beyond-range), so every stored due time is exact in a double.
  */
 
-const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after'];
+const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters'];
 
 // The brief's schedule, the default policy: 6 attempts; the first wait is 30 s
 // and doubles after every further failure, capped at 300 s: 30, 60, 120, 240, 300.
@@ -51,7 +66,8 @@ const DEFAULT_WAITS = Object.freeze(
 
 const MAX_POLICY_ATTEMPTS = 100;
 const MAX_WAIT_SECONDS = 2592000; // 30 days, for policy waits and retry_after
-const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone']);
+const MAX_DISABLE_AFTER = 1000;
+const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone', 'disable_after']);
 const OUTCOME_KEYS = new Set(['status', 'retry_after']);
 
 const ERR = {
@@ -65,6 +81,7 @@ const ERR = {
   unknownEvent: 'error: unknown event',
   alreadyDisabled: 'error: already disabled',
   notDisabled: 'error: not disabled',
+  notDead: 'error: not dead',
 };
 
 /** A small binary min-heap ordered by a "less than" function. */
@@ -162,7 +179,7 @@ function isValidOutcomes(value) {
   return Array.isArray(value) && value.length > 0 && value.every(isValidOutcome);
 }
 
-/** A retry policy (Parts 4 and 5), or null for the default policy. */
+/** A retry policy (Parts 4 to 6), or null for the default policy. */
 function isValidPolicy(value) {
   if (value === null) return true;
   if (!isPlainObject(value)) return false;
@@ -171,7 +188,8 @@ function isValidPolicy(value) {
   const waits = value.waits;
   if (!Array.isArray(waits) || waits.length === 0) return false;
   if (!waits.every((w) => isIntInRange(w, 1, MAX_WAIT_SECONDS))) return false;
-  return !Object.hasOwn(value, 'disable_on_gone') || typeof value.disable_on_gone === 'boolean';
+  if (Object.hasOwn(value, 'disable_on_gone') && typeof value.disable_on_gone !== 'boolean') return false;
+  return !Object.hasOwn(value, 'disable_after') || isIntInRange(value.disable_after, 1, MAX_DISABLE_AFTER);
 }
 
 // ---------------------------------------------------------------------------
@@ -197,10 +215,11 @@ const GONE = 410;
  * (validated), kept so that the `policy` query returns exactly its keys.
  */
 class RetryPolicy {
-  constructor(attempts, waits, disableOnGone, given) {
+  constructor(attempts, waits, disableOnGone, disableAfter, given) {
     this.attempts = attempts;
     this.waits = waits;
     this.disableOnGone = disableOnGone;
+    this.disableAfter = disableAfter; // null: never disabled automatically (Part 6)
     this.given = given;
   }
 
@@ -209,7 +228,8 @@ class RetryPolicy {
     if (value === null) return DEFAULT_POLICY;
     const given = {};
     for (const key of Object.keys(value)) given[key] = key === 'waits' ? value.waits.slice() : value[key];
-    return new RetryPolicy(given.attempts, given.waits, given.disable_on_gone === true, given);
+    const disableAfter = Object.hasOwn(given, 'disable_after') ? given.disable_after : null;
+    return new RetryPolicy(given.attempts, given.waits, given.disable_on_gone === true, disableAfter, given);
   }
 
   /** Wait in seconds after the n-th failed attempt (n >= 1); the last entry repeats. */
@@ -225,7 +245,7 @@ class RetryPolicy {
   }
 }
 
-const DEFAULT_POLICY = new RetryPolicy(DEFAULT_ATTEMPTS, DEFAULT_WAITS, false, {
+const DEFAULT_POLICY = new RetryPolicy(DEFAULT_ATTEMPTS, DEFAULT_WAITS, false, null, {
   attempts: DEFAULT_ATTEMPTS,
   waits: DEFAULT_WAITS,
 });
@@ -234,6 +254,9 @@ const DEFAULT_POLICY = new RetryPolicy(DEFAULT_ATTEMPTS, DEFAULT_WAITS, false, {
 // Domain model
 
 const State = Object.freeze({ PENDING: 'pending', DELIVERED: 'delivered', DEAD: 'dead' });
+
+/** Why an endpoint is disabled (Part 6's `endpoint` report); null while enabled. */
+const Reason = Object.freeze({ MANUAL: 'manual', GONE: 'gone', FAILING: 'failing' });
 
 /** Normalise an outcomes entry to { status, retryAfter } (retryAfter null when absent). */
 function toOutcome(entry) {
@@ -252,6 +275,13 @@ class WebhookEvent {
     this.due = due;
     this.attempts = 0;
     this.state = State.PENDING;
+    // Its latest death (Part 7): the status of the attempt that killed it and
+    // the ts of that process call. Kept after a revival, reported while dead.
+    this.lastStatus = null;
+    this.diedAt = null;
+    // Links of its endpoint's DeadList while dead-lettered.
+    this.deadPrev = null;
+    this.deadNext = null;
   }
 
   /** Outcome scripted for the next attempt (the last entry repeats). */
@@ -261,14 +291,71 @@ class WebhookEvent {
   }
 }
 
+/**
+ * An endpoint's dead-lettered events in death order, as a doubly linked list
+ * through the events (O(1) append and removal, walks both ways). `descents`
+ * counts the adjacent pairs whose died_at decreases: while it is 0 the list is
+ * sorted by died_at as well, so the events that died at or after a time are a
+ * suffix, found from the tail.
+ */
+class DeadList {
+  constructor() {
+    this.first = null;
+    this.last = null;
+    this.descents = 0;
+  }
+
+  static descent(a, b) {
+    return a !== null && b !== null && b.diedAt < a.diedAt ? 1 : 0;
+  }
+
+  append(event) {
+    event.deadPrev = this.last;
+    event.deadNext = null;
+    this.descents += DeadList.descent(this.last, event);
+    if (this.last) this.last.deadNext = event;
+    else this.first = event;
+    this.last = event;
+  }
+
+  remove(event) {
+    const prev = event.deadPrev;
+    const next = event.deadNext;
+    this.descents += DeadList.descent(prev, next) - DeadList.descent(prev, event) - DeadList.descent(event, next);
+    if (prev) prev.deadNext = next;
+    else this.first = next;
+    if (next) next.deadPrev = prev;
+    else this.last = prev;
+    event.deadPrev = null;
+    event.deadNext = null;
+  }
+
+  *[Symbol.iterator]() {
+    for (let event = this.first; event !== null; event = event.deadNext) yield event;
+  }
+
+  /** The events whose died_at >= since (in no particular order). */
+  diedSince(since) {
+    const found = [];
+    if (this.descents === 0) {
+      for (let event = this.last; event !== null && event.diedAt >= since; event = event.deadPrev) found.push(event);
+    } else {
+      for (const event of this) if (event.diedAt >= since) found.push(event);
+    }
+    return found;
+  }
+}
+
 class Endpoint {
   constructor(id, url) {
     this.id = id;
     this.url = url;
     this.disabled = false;
+    this.reason = null; // a Reason while disabled (Part 6)
+    this.failures = 0; // consecutive failed attempts across its events (auto.count)
     this.policy = DEFAULT_POLICY;
     this.pending = new MinHeap((a, b) => a.seq < b.seq); // per-endpoint FIFO by enqueue order
-    this.dead = new Set(); // dead-lettered events, in death order
+    this.dead = new DeadList(); // dead-lettered events, in death order
     this.headToken = 0; // changes whenever the scheduled head entry becomes stale
   }
 
@@ -349,30 +436,43 @@ class Dispatcher {
     if (isSuccess(code)) {
       event.state = State.DELIVERED;
       endpoint.pending.pop();
+      endpoint.failures = 0;
       records.push(`${prefix} delivered`);
       return;
     }
-    if (isRetryable(code) && event.attempts < policy.attempts) {
-      const w = policy.waitAfter(event.attempts);
-      const wait = honoursRetryAfter(code) && retryAfter !== null ? Math.min(Math.max(retryAfter, w), 2 * w) : w;
-      // retry.beyond-range: a retry due after 2^53 - 1 could never be made; the event dies.
-      // ts and wait are safe integers, so the double sum is exact up to the limit and
-      // stays above it past the limit.
-      if (now + wait <= Number.MAX_SAFE_INTEGER) {
-        event.due = now + wait;
-        records.push(`${prefix} retry at ${event.due}`);
-        return;
-      }
+    endpoint.failures += 1; // any non-2xx attempt (auto.count)
+    if (!this.scheduleRetry(event, code, retryAfter, policy, now)) {
+      event.state = State.DEAD;
+      event.lastStatus = code;
+      event.diedAt = now;
+      endpoint.pending.pop();
+      endpoint.dead.append(event);
+      this.deadLetters.set(event.id, event);
+      records.push(`${prefix} dead`);
+    } else {
+      records.push(`${prefix} retry at ${event.due}`);
     }
-    event.state = State.DEAD;
-    endpoint.pending.pop();
-    endpoint.dead.add(event);
-    this.deadLetters.set(event.id, event);
-    records.push(`${prefix} dead`);
-    if (code === GONE && policy.disableOnGone) {
-      this.pause(endpoint);
+    // gone.disable first: a 410 that also reaches disable_after is "gone", one record.
+    let reason = null;
+    if (code === GONE && policy.disableOnGone) reason = Reason.GONE;
+    else if (policy.disableAfter !== null && endpoint.failures >= policy.disableAfter) reason = Reason.FAILING;
+    if (reason !== null) {
+      this.pause(endpoint, reason);
       records.push(`${endpoint.id} disabled`);
     }
+  }
+
+  /** Schedule the retry of a failed attempt; false when the event dies instead. */
+  scheduleRetry(event, code, retryAfter, policy, now) {
+    if (!isRetryable(code) || event.attempts >= policy.attempts) return false;
+    const w = policy.waitAfter(event.attempts);
+    const wait = honoursRetryAfter(code) && retryAfter !== null ? Math.min(Math.max(retryAfter, w), 2 * w) : w;
+    // retry.beyond-range: a retry due after 2^53 - 1 could never be made; the event dies.
+    // ts and wait are safe integers, so the double sum is exact up to the limit and
+    // stays above it past the limit.
+    if (now + wait > Number.MAX_SAFE_INTEGER) return false;
+    event.due = now + wait;
+    return true;
   }
 
   status(ts, eventId) {
@@ -391,13 +491,14 @@ class Dispatcher {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
     if (endpoint.disabled) return ERR.alreadyDisabled;
-    this.pause(endpoint);
+    this.pause(endpoint, Reason.MANUAL);
     return true;
   }
 
-  /** Disable an endpoint (by `disable`, or by a 410 under disable_on_gone). */
-  pause(endpoint) {
+  /** Disable an endpoint (by `disable`, a 410 under disable_on_gone, or disable_after). */
+  pause(endpoint, reason) {
     endpoint.disabled = true;
+    endpoint.reason = reason;
     endpoint.headToken += 1; // drop its scheduled head
   }
 
@@ -407,18 +508,23 @@ class Dispatcher {
     if (!endpoint.disabled) return ERR.notDisabled;
     for (const event of endpoint.pending.items) event.due = ts;
     if (replayDead) {
-      for (const event of endpoint.dead) {
-        event.state = State.PENDING;
-        event.attempts = 0;
-        event.due = ts;
-        this.deadLetters.delete(event.id);
-        endpoint.pending.push(event);
-      }
-      endpoint.dead.clear();
+      for (const event of Array.from(endpoint.dead)) this.revive(endpoint, event, ts);
     }
     endpoint.disabled = false;
+    endpoint.reason = null;
+    endpoint.failures = 0; // auto.count: a successful enable resets the count
     this.scheduleHead(endpoint);
     return true;
+  }
+
+  /** Bring a dead event back: pending, 0 attempts, due at `ts`, in its enqueue place. */
+  revive(endpoint, event, ts) {
+    event.state = State.PENDING;
+    event.attempts = 0;
+    event.due = ts;
+    this.deadLetters.delete(event.id);
+    endpoint.dead.remove(event);
+    endpoint.pending.push(event);
   }
 
   deadLettersFor(ts, endpointId) {
@@ -426,6 +532,33 @@ class Dispatcher {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
     return Array.from(endpoint.dead, (event) => event.id);
+  }
+
+  endpointReport(ts, endpointId) {
+    const endpoint = this.endpoints.get(endpointId);
+    if (!endpoint) return ERR.unknownEndpoint;
+    return { disabled: endpoint.disabled, reason: endpoint.reason, consecutive_failures: endpoint.failures };
+  }
+
+  deadLetter(ts, eventId) {
+    const event = this.events.get(eventId);
+    if (!event) return ERR.unknownEvent;
+    if (event.state !== State.DEAD) return ERR.notDead;
+    return { endpoint: event.endpoint.id, attempts: event.attempts, last_status: event.lastStatus, died_at: event.diedAt };
+  }
+
+  /**
+   * Revive the endpoint's dead letters that died at or after `since`, as a
+   * replay does; other events, the disabled state and the failure count stay.
+   */
+  recover(ts, endpointId, since) {
+    const endpoint = this.endpoints.get(endpointId);
+    if (!endpoint) return ERR.unknownEndpoint;
+    const revived = endpoint.dead.diedSince(since);
+    for (const event of revived) this.revive(endpoint, event, ts);
+    // A revived event may be the new head; a disabled endpoint schedules nothing.
+    if (revived.length > 0) this.scheduleHead(endpoint);
+    return revived.length;
   }
 
   setPolicy(ts, endpointId, policy) {
@@ -450,6 +583,7 @@ const checkString = (value) => (isString(value) ? null : ERR.invalidArguments);
 const checkOutcomes = (value) => (isValidOutcomes(value) ? null : ERR.invalidOutcomes);
 const checkBoolean = (value) => (typeof value === 'boolean' ? null : ERR.invalidArguments);
 const checkPolicy = (value) => (isValidPolicy(value) ? null : ERR.invalidPolicy);
+const checkSince = (value) => (isValidTs(value) ? null : ERR.invalidArguments); // recover.since: read as a ts
 
 const OPERATIONS = new Map([
   ['register', { arity: [2], checks: [checkString, checkString], call: (d, ts, a) => d.register(ts, a[0], a[1]) }],
@@ -461,6 +595,9 @@ const OPERATIONS = new Map([
   ['dead_letters', { arity: [0, 1], checks: [checkString], call: (d, ts, a) => d.deadLettersFor(ts, a[0]) }],
   ['set_policy', { arity: [2], checks: [checkString, checkPolicy], call: (d, ts, a) => d.setPolicy(ts, a[0], a[1]) }],
   ['policy', { arity: [1], checks: [checkString], call: (d, ts, a) => d.policyOf(ts, a[0]) }],
+  ['endpoint', { arity: [1], checks: [checkString], call: (d, ts, a) => d.endpointReport(ts, a[0]) }],
+  ['dead_letter', { arity: [1], checks: [checkString], call: (d, ts, a) => d.deadLetter(ts, a[0]) }],
+  ['recover', { arity: [2], checks: [checkString, checkSince], call: (d, ts, a) => d.recover(ts, a[0], a[1]) }],
 ]);
 
 function execute(dispatcher, op) {
