@@ -39,6 +39,16 @@ pub enum Command {
     Policy {
         endpoint: String,
     },
+    Endpoint {
+        endpoint: String,
+    },
+    DeadLetter {
+        event: String,
+    },
+    Recover {
+        endpoint: String,
+        since: i64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,8 +69,8 @@ pub fn decode(value: &Value) -> Result<Operation, Error> {
         "register" => &[3],
         "enqueue" => &[4],
         "process" => &[1],
-        "status" | "disable" | "policy" => &[2],
-        "enable" | "set_policy" => &[3],
+        "status" | "disable" | "policy" | "endpoint" | "dead_letter" => &[2],
+        "enable" | "set_policy" | "recover" => &[3],
         "dead_letters" => &[1, 2],
         _ => return Err(Error::UnknownOperation),
     };
@@ -106,6 +116,17 @@ pub fn decode(value: &Value) -> Result<Operation, Error> {
         },
         "policy" => Command::Policy {
             endpoint: args.string()?,
+        },
+        "endpoint" => Command::Endpoint {
+            endpoint: args.string()?,
+        },
+        "dead_letter" => Command::DeadLetter {
+            event: args.string()?,
+        },
+        "recover" => Command::Recover {
+            endpoint: args.string()?,
+            // Compared with death times, so read exactly as a `ts` is (`recover.since`).
+            since: timestamp(args.next()?)?,
         },
         // Every name was matched above; reaching here would be a bug, not bad input.
         _ => return Err(Error::UnknownOperation),
@@ -180,15 +201,19 @@ fn outcome(item: &Value) -> Result<Outcome, Error> {
 }
 
 /// A `set_policy` argument: `null` for the default, or `{"attempts", "waits"}` with the optional
-/// `disable_on_gone` (`policy.valid`, `gone.policy-key`). Ranges are [`Policy::new`]'s to check.
+/// `disable_on_gone` and `disable_after` (`policy.valid`, `gone.policy-key`, `auto.policy-key`).
+/// Ranges are [`Policy::new`]'s to check.
 fn policy(value: &Value) -> Result<Policy, Error> {
     let fields = match value {
         Value::Null => return Ok(Policy::default()),
         Value::Object(fields) => fields,
         _ => return Err(Error::InvalidPolicy),
     };
-    // Part 6's `disable_after` is not offered here, so it is an unknown key (`policy.strict`).
-    only_keys(fields, &["attempts", "waits", "disable_on_gone"]).ok_or(Error::InvalidPolicy)?;
+    only_keys(
+        fields,
+        &["attempts", "waits", "disable_on_gone", "disable_after"],
+    )
+    .ok_or(Error::InvalidPolicy)?;
     let attempts = fields
         .get("attempts")
         .and_then(strict_integer)
@@ -202,7 +227,9 @@ fn policy(value: &Value) -> Result<Policy, Error> {
         .collect::<Result<Vec<_>, _>>()?;
     let disable_on_gone =
         optional(fields, "disable_on_gone", Value::as_bool).ok_or(Error::InvalidPolicy)?;
-    Policy::new(attempts, waits, disable_on_gone)
+    let disable_after =
+        optional(fields, "disable_after", strict_integer).ok_or(Error::InvalidPolicy)?;
+    Policy::new(attempts, waits, disable_on_gone, disable_after)
 }
 
 /// `Some(())` when every key of `fields` is one of `allowed`.
@@ -300,6 +327,97 @@ mod tests {
             decode(&json!(["policy", 0, "a", null])),
             Err(Error::InvalidArguments)
         );
+        // Parts 6 and 7: ids must be strings, `since` an integer, checked in argument order.
+        assert_eq!(
+            decode(&json!(["endpoint", 0])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["endpoint", 0, 5])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["dead_letter", 0, "e", "x"])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["dead_letter", 0, null])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["recover", 0, "a"])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["recover", 0.5, 5, "x"])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["recover", 0, 5, 0])),
+            Err(Error::InvalidArguments)
+        );
+        for since in [json!("0"), json!(null), json!(true), json!([0])] {
+            assert_eq!(
+                decode(&json!(["recover", 0, "a", since])),
+                Err(Error::InvalidArguments),
+                "{since}"
+            );
+        }
+        assert_eq!(
+            decode(&json!(["recover", 0, "a", -5])).map(|op| op.command),
+            Ok(Command::Recover {
+                endpoint: "a".into(),
+                since: -5,
+            })
+        );
+    }
+
+    #[test]
+    fn since_is_read_as_a_ts_is() {
+        assert_eq!(
+            parse(r#"["recover", 0, "a", -0]"#).map(|op| op.command),
+            Ok(Command::Recover {
+                endpoint: "a".into(),
+                since: 0,
+            })
+        );
+        for since in ["5.0", "1e1", "9007199254740992", "-9007199254740992"] {
+            assert_eq!(
+                parse(&format!(r#"["recover", 0, "a", {since}]"#)),
+                Err(Error::InvalidArguments),
+                "{since}"
+            );
+        }
+        assert_eq!(
+            parse(r#"["recover", 0, "a", -9007199254740991]"#).map(|op| op.command),
+            Ok(Command::Recover {
+                endpoint: "a".into(),
+                since: -9_007_199_254_740_991,
+            })
+        );
+    }
+
+    #[test]
+    fn disable_after_is_a_strict_integer_key() {
+        assert_eq!(
+            decode(
+                &json!(["set_policy", 0, "a", {"attempts": 2, "waits": [1], "disable_after": 3}])
+            )
+            .map(|op| op.command),
+            Ok(Command::SetPolicy {
+                endpoint: "a".into(),
+                policy: Policy::new(2, vec![1], None, Some(3)).expect("valid"),
+            })
+        );
+        for f in ["3.0", "3e0", "true", "null", "\"3\"", "[3]", "0", "1001"] {
+            assert_eq!(
+                parse(&format!(
+                    r#"["set_policy", 0, "a", {{"attempts": 2, "waits": [1], "disable_after": {f}}}]"#
+                )),
+                Err(Error::InvalidPolicy),
+                "{f}"
+            );
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The dispatcher as a pure state machine: endpoints with their retry policies, events,
-//! per-endpoint ordering and pausing. It knows nothing of JSON; every input here is already
+//! per-endpoint ordering, pausing (by hand, on 410 Gone, or after consecutive failures) and dead
+//! letters with their recovery. It knows nothing of JSON; every input here is already
 //! well-formed. What a single attempt leads to is [`crate::schedule`]'s to decide.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -22,7 +23,39 @@ type HeadKey = (i64, Seq);
 enum Fate {
     Pending,
     Delivered,
-    Dead(DeathNo),
+    Dead(Death),
+}
+
+/// How a dead-lettered event died, for `dead_letter` and `recover` (Part 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Death {
+    /// Its place in the dead-letter list.
+    number: DeathNo,
+    /// The `ts` of the `process` call that killed it.
+    at: i64,
+    /// The status of the attempt that killed it.
+    status: u16,
+}
+
+/// Why an endpoint is disabled (`endpoint.report`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// By `disable`.
+    Manual,
+    /// By a 410 under `disable_on_gone` (Part 5).
+    Gone,
+    /// By reaching the policy's `disable_after` consecutive failures (Part 6).
+    Failing,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Manual => "manual",
+            Reason::Gone => "gone",
+            Reason::Failing => "failing",
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -39,18 +72,27 @@ struct Event {
 
 #[derive(Debug)]
 struct Endpoint {
-    /// As registered, for the `"<endpoint_id> disabled"` record of a 410 under `disable_on_gone`.
+    /// As registered, for the `"<endpoint_id> disabled"` record of an automatic disabling and
+    /// for `dead_letter`'s report.
     id: String,
     /// Consulted at each failure, not when a retry is scheduled, so a change applies to the
     /// next failure of every event and moves no retry already scheduled (`policy.no-reschedule`).
     policy: Policy,
-    disabled: bool,
+    /// `Some` while disabled, with the reason it was.
+    disabled: Option<Reason>,
+    /// Failed attempts since the last delivery or successful `enable` (`auto.count`). Only
+    /// attempts, deliveries and `enable` touch it.
+    consecutive_failures: u64,
     /// Pending events by enqueue order. A set rather than a FIFO because a replayed event must
     /// take back its original position, which may be ahead of events enqueued after it.
     pending: BTreeSet<Seq>,
     /// This endpoint's share of the dead-letter list, so replay and the filtered query need not
     /// scan every endpoint's dead events.
     dead: BTreeMap<DeathNo, Seq>,
+    /// The same dead events by (death time, death number), so `recover` reaches the ones that
+    /// died at or after `since` without looking at the others. Death times need not grow with
+    /// death numbers (`ts` may decrease, `op.ts-any-order`), hence a second index.
+    dead_by_time: BTreeMap<(i64, DeathNo), Seq>,
 }
 
 /// What `status` reports for an event.
@@ -59,6 +101,22 @@ pub struct Status {
     pub state: State,
     pub attempts: u32,
     pub next_attempt_at: Option<i64>,
+}
+
+/// What `endpoint` reports (Part 6); disabled exactly when `reason` is `Some`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EndpointReport {
+    pub reason: Option<Reason>,
+    pub consecutive_failures: u64,
+}
+
+/// What `dead_letter` reports for a dead event (Part 7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadLetter<'a> {
+    pub endpoint: &'a str,
+    pub attempts: u32,
+    pub last_status: u16,
+    pub died_at: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,9 +166,11 @@ impl Dispatcher {
         self.endpoints.push(Endpoint {
             id: endpoint_id.to_owned(),
             policy: Policy::default(),
-            disabled: false,
+            disabled: None,
+            consecutive_failures: 0,
             pending: BTreeSet::new(),
             dead: BTreeMap::new(),
+            dead_by_time: BTreeMap::new(),
         });
         Ok(())
     }
@@ -143,8 +203,10 @@ impl Dispatcher {
     }
 
     /// Attempts every due head, smallest (due time, enqueue order) first, and returns the
-    /// records in attempt order, each `"<endpoint_id> disabled"` right after the 410 that caused
-    /// it. Terminates because a retry is always due after `ts`.
+    /// records in attempt order, each `"<endpoint_id> disabled"` right after the attempt that
+    /// disabled the endpoint (a 410 under `disable_on_gone`, or the failure that reached
+    /// `disable_after`). Terminates because a retry is always due after `ts`. Each attempt costs
+    /// O(log n): the failure count and the threshold are per endpoint, not scanned.
     pub fn process(&mut self, ts: i64) -> Vec<String> {
         let mut records = Vec::new();
         while let Some(&key) = self.heads.first()
@@ -152,13 +214,13 @@ impl Dispatcher {
         {
             let seq = key.1;
             let ep = self.events[seq].endpoint;
-            let (record, disable_endpoint) = self.attempt(seq, ts);
+            let (record, disable) = self.attempt(seq, ts);
             records.push(record);
-            if disable_endpoint {
+            if let Some(reason) = disable {
                 // Exactly as `disable`: the relink below drops the endpoint's head, so nothing
                 // else of it is attempted in this call while other endpoints go on.
                 let endpoint = &mut self.endpoints[ep];
-                endpoint.disabled = true;
+                endpoint.disabled = Some(reason);
                 records.push(format!("{} disabled", endpoint.id));
             }
             self.relink_head(ep, Some(key));
@@ -170,7 +232,9 @@ impl Dispatcher {
         let seq = *self.event_ids.get(event_id).ok_or(Error::UnknownEvent)?;
         let event = &self.events[seq];
         let (state, next_attempt_at) = match event.fate {
-            Fate::Pending if self.endpoints[event.endpoint].disabled => (State::Held, None),
+            Fate::Pending if self.endpoints[event.endpoint].disabled.is_some() => {
+                (State::Held, None)
+            }
             Fate::Pending => (State::Pending, Some(event.due_at)),
             Fate::Delivered => (State::Delivered, None),
             Fate::Dead(_) => (State::Dead, None),
@@ -184,33 +248,35 @@ impl Dispatcher {
 
     pub fn disable(&mut self, endpoint_id: &str) -> Result<(), Error> {
         let ep = self.endpoint(endpoint_id)?;
-        if self.endpoints[ep].disabled {
+        // Whatever disabled it: by hand, on Gone, or as failing.
+        if self.endpoints[ep].disabled.is_some() {
             return Err(Error::AlreadyDisabled);
         }
         let before = self.head_key(ep);
-        self.endpoints[ep].disabled = true;
+        // The failure count stays as it is (`auto.count`).
+        self.endpoints[ep].disabled = Some(Reason::Manual);
         self.relink_head(ep, before);
         Ok(())
     }
 
     pub fn enable(&mut self, ts: i64, endpoint_id: &str, replay_dead: bool) -> Result<(), Error> {
         let ep = self.endpoint(endpoint_id)?;
-        if !self.endpoints[ep].disabled {
+        if self.endpoints[ep].disabled.is_none() {
             return Err(Error::NotDisabled);
         }
         let endpoint = &mut self.endpoints[ep];
-        endpoint.disabled = false;
+        endpoint.disabled = None;
+        // A fresh start, whatever disabled it (`auto.count`).
+        endpoint.consecutive_failures = 0;
         // Attempt counts stay, so each held event's retry schedule resumes where it stopped.
         for &seq in &endpoint.pending {
             self.events[seq].due_at = ts;
         }
         if replay_dead {
+            endpoint.dead_by_time.clear();
             for (death, seq) in std::mem::take(&mut endpoint.dead) {
                 self.dead_letters.remove(&death);
-                let event = &mut self.events[seq];
-                event.fate = Fate::Pending;
-                event.attempts = 0;
-                event.due_at = ts;
+                revive(&mut self.events[seq], ts);
                 endpoint.pending.insert(seq);
             }
         }
@@ -229,6 +295,58 @@ impl Dispatcher {
 
     pub fn policy(&self, endpoint_id: &str) -> Result<&Policy, Error> {
         Ok(&self.endpoints[self.endpoint(endpoint_id)?].policy)
+    }
+
+    /// The endpoint's state and failure count (`endpoint.report`).
+    pub fn endpoint_report(&self, endpoint_id: &str) -> Result<EndpointReport, Error> {
+        let endpoint = &self.endpoints[self.endpoint(endpoint_id)?];
+        Ok(EndpointReport {
+            reason: endpoint.disabled,
+            consecutive_failures: endpoint.consecutive_failures,
+        })
+    }
+
+    /// How a dead-lettered event died (`dead-letter.report`): its latest death, since a revived
+    /// event is no longer dead and a new death replaces the record.
+    pub fn dead_letter(&self, event_id: &str) -> Result<DeadLetter<'_>, Error> {
+        let seq = *self.event_ids.get(event_id).ok_or(Error::UnknownEvent)?;
+        let event = &self.events[seq];
+        let Fate::Dead(death) = event.fate else {
+            return Err(Error::NotDead);
+        };
+        Ok(DeadLetter {
+            endpoint: &self.endpoints[event.endpoint].id,
+            attempts: event.attempts,
+            last_status: death.status,
+            died_at: death.at,
+        })
+    }
+
+    /// Revives the endpoint's dead events that died at or after `since`, as a replay does, and
+    /// returns how many (`recover.revive`). Nothing else changes: other pending events keep their
+    /// due times, the endpoint stays enabled or disabled, the failure count stays. It costs
+    /// O(k log n) for k revived events, whatever the number of other dead events.
+    pub fn recover(&mut self, ts: i64, endpoint_id: &str, since: i64) -> Result<usize, Error> {
+        let ep = self.endpoint(endpoint_id)?;
+        let before = self.head_key(ep);
+        let endpoint = &mut self.endpoints[ep];
+        let revived: Vec<((i64, DeathNo), Seq)> = endpoint
+            .dead_by_time
+            .range((since, DeathNo::MIN)..)
+            .map(|(&key, &seq)| (key, seq))
+            .collect();
+        for &(key, seq) in &revived {
+            let (_, death) = key;
+            endpoint.dead_by_time.remove(&key);
+            endpoint.dead.remove(&death);
+            self.dead_letters.remove(&death);
+            revive(&mut self.events[seq], ts);
+            endpoint.pending.insert(seq);
+        }
+        // A revived event ahead of the old head by enqueue order becomes the head and blocks
+        // it (`order.blocked`); a disabled endpoint has no head either way.
+        self.relink_head(ep, before);
+        Ok(revived.len())
     }
 
     /// Dead-lettered event ids, oldest death first, of every endpoint or of one.
@@ -253,7 +371,7 @@ impl Dispatcher {
     /// The key the endpoint should have in `heads` given its current state.
     fn head_key(&self, ep: EndpointIdx) -> Option<HeadKey> {
         let endpoint = &self.endpoints[ep];
-        if endpoint.disabled {
+        if endpoint.disabled.is_some() {
             return None;
         }
         let &seq = endpoint.pending.first()?;
@@ -273,9 +391,9 @@ impl Dispatcher {
         }
     }
 
-    /// Makes one attempt at a pending event; returns its record and whether the endpoint must
-    /// now be disabled (a 410 under `disable_on_gone`), which the caller does.
-    fn attempt(&mut self, seq: Seq, ts: i64) -> (String, bool) {
+    /// Makes one attempt at a pending event; returns its record and, when the endpoint must now
+    /// be disabled, why, which the caller does.
+    fn attempt(&mut self, seq: Seq, ts: i64) -> (String, Option<Reason>) {
         let event = &mut self.events[seq];
         // A policy allows at most 100 attempts and a replay resets the count, so this is far
         // from overflowing; saturating all the same rather than trusting that argument.
@@ -294,7 +412,14 @@ impl Dispatcher {
         let endpoint = &mut self.endpoints[event.endpoint];
         // The policy in force now, at the failure, decides (`policy.in-force`); from the call's
         // ts, not the old due time, so a late process pushes the schedule.
-        match schedule::next(&endpoint.policy, outcome, attempt, ts) {
+        let next = schedule::next(&endpoint.policy, outcome, attempt, ts);
+        // Every attempt that does not deliver is a failure, whatever its status or the policy;
+        // saturating is unreachable in practice and, unlike wrapping, keeps any threshold met.
+        endpoint.consecutive_failures = match next {
+            Next::Delivered => 0,
+            _ => endpoint.consecutive_failures.saturating_add(1),
+        };
+        let (record, gone) = match next {
             Next::Delivered => {
                 event.fate = Fate::Delivered;
                 endpoint.pending.remove(&seq);
@@ -305,16 +430,43 @@ impl Dispatcher {
                 (format!("{prefix} retry at {due}"), false)
             }
             Next::Dead { disable_endpoint } => {
-                let death = self.deaths;
-                self.deaths += 1;
-                event.fate = Fate::Dead(death);
+                let number = self.deaths;
+                // One death per attempt, so 2^64 of them cannot happen in any run; saturating
+                // rather than `+=` so this can neither panic nor wrap.
+                self.deaths = self.deaths.saturating_add(1);
+                event.fate = Fate::Dead(Death {
+                    number,
+                    at: ts,
+                    status: outcome.status(),
+                });
                 endpoint.pending.remove(&seq);
-                endpoint.dead.insert(death, seq);
-                self.dead_letters.insert(death, seq);
+                endpoint.dead.insert(number, seq);
+                endpoint.dead_by_time.insert((ts, number), seq);
+                self.dead_letters.insert(number, seq);
                 (format!("{prefix} dead"), disable_endpoint)
             }
-        }
+        };
+        // Gone takes precedence when both apply: one disabling, one record (`endpoint.report`).
+        let disable = if gone {
+            Some(Reason::Gone)
+        } else if next != Next::Delivered
+            && endpoint.policy.disables_at(endpoint.consecutive_failures)
+        {
+            Some(Reason::Failing)
+        } else {
+            None
+        };
+        (record, disable)
     }
+}
+
+/// Brings a dead event back as a replay does (`pause.replay`): pending, attempts from 0, due at
+/// `ts`. The caller puts it back among its endpoint's pending events and out of the dead-letter
+/// indexes.
+fn revive(event: &mut Event, ts: i64) {
+    event.fate = Fate::Pending;
+    event.attempts = 0;
+    event.due_at = ts;
 }
 
 #[cfg(test)]
@@ -346,6 +498,54 @@ mod tests {
             ]
         );
         assert_eq!(d.dead_letters(None).unwrap(), ["e"]);
+    }
+
+    /// The three views of the dead letters agree: the global list, each endpoint's share by
+    /// death number and by death time, and the events' own fates.
+    fn assert_dead_indexes_agree(d: &Dispatcher) {
+        let mut total = 0;
+        for endpoint in &d.endpoints {
+            assert_eq!(endpoint.dead.len(), endpoint.dead_by_time.len());
+            for (&(at, number), &seq) in &endpoint.dead_by_time {
+                assert_eq!(endpoint.dead.get(&number), Some(&seq));
+                assert_eq!(d.dead_letters.get(&number), Some(&seq));
+                let Fate::Dead(death) = d.events[seq].fate else {
+                    panic!("{} is indexed as dead but is not", d.events[seq].id);
+                };
+                assert_eq!((death.number, death.at), (number, at));
+            }
+            total += endpoint.dead.len();
+        }
+        assert_eq!(d.dead_letters.len(), total);
+    }
+
+    #[test]
+    fn dead_letter_indexes_follow_deaths_replays_and_recoveries() {
+        let mut d = Dispatcher::new();
+        d.register("shop").unwrap();
+        d.register("mall").unwrap();
+        for (i, ts) in [5, 3, 9, 3].into_iter().enumerate() {
+            d.enqueue(ts, "shop", &format!("s{i}"), plain(&[404]))
+                .unwrap();
+            d.enqueue(ts, "mall", &format!("m{i}"), plain(&[404]))
+                .unwrap();
+            d.process(ts);
+            assert_dead_indexes_agree(&d);
+        }
+        assert_eq!(d.dead_letter("s2").unwrap().died_at, 9);
+        assert_eq!(d.recover(10, "shop", 4).unwrap(), 2);
+        assert_dead_indexes_agree(&d);
+        assert_eq!(d.dead_letters(Some("shop")).unwrap(), ["s1", "s3"]);
+        assert_eq!(d.process(10), ["s0 #1 404 dead", "s2 #1 404 dead"]);
+        assert_dead_indexes_agree(&d);
+        d.disable("mall").unwrap();
+        d.enable(11, "mall", true).unwrap();
+        assert_dead_indexes_agree(&d);
+        assert_eq!(d.recover(11, "mall", i64::MIN).unwrap(), 0);
+        assert_eq!(d.dead_letters(None).unwrap(), ["s1", "s3", "s0", "s2"]);
+        assert_eq!(d.recover(12, "shop", i64::MIN).unwrap(), 4);
+        assert_dead_indexes_agree(&d);
+        assert_eq!(d.dead_letters(None).unwrap(), Vec::<String>::new());
     }
 
     #[test]

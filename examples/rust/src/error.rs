@@ -13,6 +13,7 @@ pub enum Error {
     UnknownEvent,
     AlreadyDisabled,
     NotDisabled,
+    NotDead,
 }
 
 impl Error {
@@ -29,6 +30,7 @@ impl Error {
             Error::UnknownEvent => "unknown event",
             Error::AlreadyDisabled => "already disabled",
             Error::NotDisabled => "not disabled",
+            Error::NotDead => "not dead",
         }
     }
 }

@@ -1,6 +1,7 @@
 //! A simulated webhook dispatcher: retries on a per-endpoint policy (by default capped
-//! exponential backoff) that honours Retry-After and may pause an endpoint on 410 Gone,
-//! per-endpoint delivery order, and pausing endpoints with optional replay of dead letters.
+//! exponential backoff) that honours Retry-After and may pause an endpoint on 410 Gone or after
+//! too many consecutive failures, per-endpoint delivery order, pausing endpoints with optional
+//! replay of dead letters, and dead letters' details and recovery.
 //!
 //! [`run`] is the whole public interface: it replays a list of JSON operations against a fresh
 //! dispatcher and returns one JSON result per operation.
@@ -13,7 +14,7 @@ mod schedule;
 use serde_json::{Map, Value};
 
 use decode::{Command, Operation};
-use dispatcher::{Dispatcher, Status};
+use dispatcher::{DeadLetter, Dispatcher, EndpointReport, Status};
 use error::Error;
 use schedule::Policy;
 
@@ -69,6 +70,11 @@ fn execute(
             Value::Bool(true)
         }
         Command::Policy { endpoint } => policy_object(dispatcher.policy(&endpoint)?),
+        Command::Endpoint { endpoint } => endpoint_object(dispatcher.endpoint_report(&endpoint)?),
+        Command::DeadLetter { event } => dead_letter_object(dispatcher.dead_letter(&event)?),
+        Command::Recover { endpoint, since } => {
+            Value::from(dispatcher.recover(ts, &endpoint, since)?)
+        }
     })
 }
 
@@ -84,6 +90,34 @@ fn policy_object(policy: &Policy) -> Value {
     if let Some(disable_on_gone) = policy.disable_on_gone() {
         object.insert("disable_on_gone".into(), Value::Bool(disable_on_gone));
     }
+    if let Some(disable_after) = policy.disable_after() {
+        object.insert("disable_after".into(), Value::from(disable_after));
+    }
+    Value::Object(object)
+}
+
+fn endpoint_object(report: EndpointReport) -> Value {
+    let mut object = Map::new();
+    object.insert("disabled".into(), Value::Bool(report.reason.is_some()));
+    object.insert(
+        "reason".into(),
+        report
+            .reason
+            .map_or(Value::Null, |reason| Value::from(reason.as_str())),
+    );
+    object.insert(
+        "consecutive_failures".into(),
+        Value::from(report.consecutive_failures),
+    );
+    Value::Object(object)
+}
+
+fn dead_letter_object(letter: DeadLetter<'_>) -> Value {
+    let mut object = Map::new();
+    object.insert("endpoint".into(), Value::from(letter.endpoint));
+    object.insert("attempts".into(), Value::from(letter.attempts));
+    object.insert("last_status".into(), Value::from(letter.last_status));
+    object.insert("died_at".into(), Value::from(letter.died_at));
     Value::Object(object)
 }
 
@@ -544,8 +578,13 @@ mod tests {
             json!({"attempts": 6, "waits": [30], "disable_on_gone": 1}),
             json!({"attempts": 6, "waits": [30], "disable_on_gone": null}),
             json!({"attempts": 6, "waits": [30], "disable_on_gone": "true"}),
-            // Part 6's key: not offered, so an unknown key.
-            json!({"attempts": 6, "waits": [30], "disable_after": 3}),
+            json!({"attempts": 6, "waits": [30], "disable_after": 0}),
+            json!({"attempts": 6, "waits": [30], "disable_after": 1001}),
+            json!({"attempts": 6, "waits": [30], "disable_after": -3}),
+            json!({"attempts": 6, "waits": [30], "disable_after": true}),
+            json!({"attempts": 6, "waits": [30], "disable_after": null}),
+            json!({"attempts": 6, "waits": [30], "disable_after": "3"}),
+            json!({"attempts": 6, "waits": [30], "disable_after": [3]}),
             json!({"attempts": 6, "waits": [30], "Attempts": 6}),
         ];
         for policy in invalid {
@@ -558,6 +597,8 @@ mod tests {
         for policy in [
             json!({"attempts": 1, "waits": [1]}),
             json!({"attempts": 100, "waits": [2_592_000, 1]}),
+            json!({"attempts": 6, "waits": [30], "disable_after": 1}),
+            json!({"attempts": 6, "waits": [30], "disable_after": 1000, "disable_on_gone": false}),
         ] {
             let results = run(&[
                 json!(["register", 0, "shop", "u"]),
@@ -833,6 +874,628 @@ mod tests {
                 "error: not disabled",
                 {"state": "dead", "attempts": 1, "next_attempt_at": null},
                 ["b"]
+            ]),
+        );
+    }
+
+    // Part 6: automatic disabling of failing endpoints.
+
+    #[test]
+    fn roadmap_auto_disable_example() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 2, "waits": [10], "disable_after": 3}],
+                ["policy", 0, "shop"],
+                ["enqueue", 0, "shop", "evt-1", [500]],
+                ["enqueue", 0, "shop", "evt-2", [500]],
+                ["process", 0],
+                ["endpoint", 0, "shop"],
+                ["process", 10],
+                ["status", 10, "evt-2"],
+                ["endpoint", 10, "shop"],
+                ["disable", 10, "shop"],
+                ["process", 20],
+                ["enable", 30, "shop", false],
+                ["endpoint", 30, "shop"],
+                // evt-2's schedule resumes by its count: #2 is its last allowed attempt.
+                ["process", 30],
+                ["endpoint", 30, "shop"],
+                ["dead_letters", 30]
+            ]),
+            json!([
+                true,
+                true,
+                {"attempts": 2, "waits": [10], "disable_after": 3},
+                "queued",
+                "queued",
+                ["evt-1 #1 500 retry at 10"],
+                {"disabled": false, "reason": null, "consecutive_failures": 1},
+                ["evt-1 #2 500 dead", "evt-2 #1 500 retry at 20", "shop disabled"],
+                {"state": "held", "attempts": 1, "next_attempt_at": null},
+                {"disabled": true, "reason": "failing", "consecutive_failures": 3},
+                "error: already disabled",
+                [],
+                true,
+                {"disabled": false, "reason": null, "consecutive_failures": 0},
+                ["evt-2 #2 500 dead"],
+                {"disabled": false, "reason": null, "consecutive_failures": 1},
+                ["evt-1", "evt-2"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn every_failure_counts_across_events_and_a_delivery_resets() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["register", 0, "mall", "u"],
+                ["endpoint", 0, "shop"],
+                // No disable_after: the count is kept all the same, and never disables.
+                ["enqueue", 0, "shop", "a", [404]],
+                ["enqueue", 0, "shop", "b", [0, 302, 200]],
+                ["enqueue", 0, "mall", "m", [200]],
+                ["process", 0],
+                ["endpoint", 0, "shop"],
+                ["endpoint", 0, "mall"],
+                ["process", 30],
+                ["endpoint", 30, "shop"],
+                ["enable", 30, "shop", true],
+                ["endpoint", 30, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                {"disabled": false, "reason": null, "consecutive_failures": 0},
+                "queued",
+                "queued",
+                "queued",
+                ["a #1 404 dead", "b #1 0 retry at 30", "m #1 200 delivered"],
+                {"disabled": false, "reason": null, "consecutive_failures": 2},
+                {"disabled": false, "reason": null, "consecutive_failures": 0},
+                // A 3xx is permanent: it kills b and counts.
+                ["b #2 302 dead"],
+                {"disabled": false, "reason": null, "consecutive_failures": 3},
+                "error: not disabled",
+                {"disabled": false, "reason": null, "consecutive_failures": 3}
+            ]),
+        );
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["enqueue", 0, "shop", "a", [500, 200]],
+                ["enqueue", 0, "shop", "b", [500]],
+                ["process", 0],
+                ["process", 30],
+                ["endpoint", 30, "shop"]
+            ]),
+            json!([
+                true,
+                "queued",
+                "queued",
+                ["a #1 500 retry at 30"],
+                // The delivery sets the count to 0, then b's failure makes it 1.
+                ["a #2 200 delivered", "b #1 500 retry at 60"],
+                {"disabled": false, "reason": null, "consecutive_failures": 1}
+            ]),
+        );
+    }
+
+    #[test]
+    fn only_attempts_and_a_successful_enable_change_the_count() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["enqueue", 0, "shop", "a", [404]],
+                ["enqueue", 0, "shop", "b", [404]],
+                ["process", 0],
+                ["recover", 5, "shop", 0],
+                ["endpoint", 5, "shop"],
+                ["set_policy", 5, "shop", {"attempts": 6, "waits": [30], "disable_after": 5}],
+                ["endpoint", 5, "shop"],
+                ["disable", 6, "shop"],
+                ["endpoint", 6, "shop"],
+                ["enable", 7, "shop", "yes"],
+                ["enable", 7, "nope", false],
+                ["disable", 7, "shop"],
+                ["endpoint", 7, "shop"],
+                ["enable", 8, "shop", true],
+                ["endpoint", 8, "shop"]
+            ]),
+            json!([
+                true,
+                "queued",
+                "queued",
+                ["a #1 404 dead", "b #1 404 dead"],
+                2,
+                {"disabled": false, "reason": null, "consecutive_failures": 2},
+                true,
+                {"disabled": false, "reason": null, "consecutive_failures": 2},
+                true,
+                {"disabled": true, "reason": "manual", "consecutive_failures": 2},
+                "error: invalid arguments",
+                "error: unknown endpoint",
+                "error: already disabled",
+                {"disabled": true, "reason": "manual", "consecutive_failures": 2},
+                true,
+                {"disabled": false, "reason": null, "consecutive_failures": 0}
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_threshold_at_or_below_the_count_waits_for_the_next_failure() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["enqueue", 0, "shop", "a", [404]],
+                ["enqueue", 0, "shop", "b", [404]],
+                ["enqueue", 0, "shop", "c", [500, 500, 200]],
+                ["process", 0],
+                ["set_policy", 10, "shop", {"attempts": 6, "waits": [30], "disable_after": 2}],
+                ["endpoint", 10, "shop"],
+                ["process", 29],
+                ["process", 30],
+                ["endpoint", 30, "shop"],
+                ["status", 30, "c"]
+            ]),
+            json!([
+                true,
+                "queued",
+                "queued",
+                "queued",
+                ["a #1 404 dead", "b #1 404 dead", "c #1 500 retry at 30"],
+                true,
+                {"disabled": false, "reason": null, "consecutive_failures": 3},
+                [],
+                ["c #2 500 retry at 60", "shop disabled"],
+                {"disabled": true, "reason": "failing", "consecutive_failures": 4},
+                {"state": "held", "attempts": 2, "next_attempt_at": null}
+            ]),
+        );
+    }
+
+    #[test]
+    fn gone_and_failing_together_give_one_record() {
+        // A 410 under disable_on_gone that also reaches the threshold: "gone", one record.
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "disable_on_gone": true, "disable_after": 1}],
+                ["enqueue", 0, "shop", "a", [410]],
+                ["enqueue", 0, "shop", "b", [200]],
+                ["process", 0],
+                ["endpoint", 0, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                ["a #1 410 dead", "shop disabled"],
+                {"disabled": true, "reason": "gone", "consecutive_failures": 1}
+            ]),
+        );
+        // A 410 without disable_on_gone that reaches the threshold: "failing".
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 1, "waits": [30], "disable_on_gone": false, "disable_after": 2}],
+                ["enqueue", 0, "shop", "a", [500]],
+                ["enqueue", 0, "shop", "b", [410]],
+                ["enqueue", 0, "shop", "c", [200]],
+                ["process", 0],
+                ["endpoint", 0, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                "queued",
+                ["a #1 500 dead", "b #1 410 dead", "shop disabled"],
+                {"disabled": true, "reason": "failing", "consecutive_failures": 2}
+            ]),
+        );
+        // A 410 under disable_on_gone below the threshold: "gone".
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "disable_on_gone": true, "disable_after": 9}],
+                ["enqueue", 0, "shop", "a", [410]],
+                ["process", 0],
+                ["endpoint", 0, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["a #1 410 dead", "shop disabled"],
+                {"disabled": true, "reason": "gone", "consecutive_failures": 1}
+            ]),
+        );
+    }
+
+    #[test]
+    fn auto_disabling_holds_the_endpoint_while_others_go_on() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["register", 0, "mall", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "disable_after": 1}],
+                ["enqueue", 0, "shop", "s1", [503, 200]],
+                ["enqueue", 0, "shop", "s2", [200]],
+                ["enqueue", 0, "mall", "m1", [500, 200]],
+                ["enqueue", 5, "mall", "m2", [200]],
+                ["process", 5],
+                ["status", 5, "s1"],
+                ["status", 5, "s2"],
+                ["process", 35],
+                ["enable", 40, "shop", false],
+                ["process", 40],
+                ["endpoint", 40, "shop"],
+                ["endpoint", 40, "mall"]
+            ]),
+            json!([
+                true,
+                true,
+                true,
+                "queued",
+                "queued",
+                "queued",
+                "queued",
+                ["s1 #1 503 retry at 35", "shop disabled", "m1 #1 500 retry at 35"],
+                {"state": "held", "attempts": 1, "next_attempt_at": null},
+                {"state": "held", "attempts": 0, "next_attempt_at": null},
+                ["m1 #2 200 delivered", "m2 #1 200 delivered"],
+                true,
+                ["s1 #2 200 delivered", "s2 #1 200 delivered"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0},
+                {"disabled": false, "reason": null, "consecutive_failures": 0}
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_death_past_the_safe_range_counts_as_a_failure() {
+        let max = 9_007_199_254_740_991_i64;
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "disable_after": 1}],
+                ["enqueue", 0, "shop", "a", [503]],
+                ["process", max],
+                ["endpoint", max, "shop"],
+                ["dead_letter", max, "a"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["a #1 503 dead", "shop disabled"],
+                {"disabled": true, "reason": "failing", "consecutive_failures": 1},
+                {"endpoint": "shop", "attempts": 1, "last_status": 503, "died_at": max}
+            ]),
+        );
+    }
+
+    #[test]
+    fn endpoint_errors() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["endpoint", 0],
+                ["endpoint", 0, "shop", "x"],
+                ["endpoint", 0, 5],
+                ["endpoint", "0", "nope"],
+                ["endpoint", 0, "nope"],
+                ["endpoint", 0, "shop"]
+            ]),
+            json!([
+                true,
+                "error: invalid arguments",
+                "error: invalid arguments",
+                "error: invalid arguments",
+                "error: invalid arguments",
+                "error: unknown endpoint",
+                {"disabled": false, "reason": null, "consecutive_failures": 0}
+            ]),
+        );
+    }
+
+    // Part 7: dead letters, details and recovery.
+
+    #[test]
+    fn roadmap_recover_example() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["enqueue", 0, "shop", "evt-1", [404]],
+                ["process", 0],
+                ["enqueue", 100, "shop", "evt-2", [404]],
+                ["process", 100],
+                ["dead_letter", 100, "evt-1"],
+                ["dead_letter", 100, "evt-2"],
+                ["recover", 200, "shop", 50],
+                ["dead_letter", 200, "evt-2"],
+                ["status", 200, "evt-2"],
+                ["dead_letters", 200],
+                ["process", 200],
+                ["dead_letter", 200, "evt-2"],
+                ["dead_letters", 200]
+            ]),
+            json!([
+                true,
+                "queued",
+                ["evt-1 #1 404 dead"],
+                "queued",
+                ["evt-2 #1 404 dead"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 0},
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 100},
+                1,
+                "error: not dead",
+                {"state": "pending", "attempts": 0, "next_attempt_at": 200},
+                ["evt-1"],
+                ["evt-2 #1 404 dead"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 200},
+                ["evt-1", "evt-2"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn dead_letter_reports_the_killing_call_and_the_latest_death() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 2, "waits": [100]}],
+                ["enqueue", 0, "shop", "a", [{"status": 503, "retry_after": 150}, {"status": 0}]],
+                ["enqueue", 0, "shop", "b", [{"status": 404, "retry_after": 5}]],
+                ["enqueue", 0, "shop", "c", [200]],
+                ["dead_letter", 0, "a"],
+                ["process", 0],
+                ["dead_letter", 0, "a"],
+                // a is due at 150 but only attempted at 170: died_at is the call's ts.
+                ["process", 170],
+                ["dead_letter", 170, "a"],
+                ["dead_letter", 170, "b"],
+                ["dead_letter", 170, "c"],
+                ["dead_letter", 170, "zzz"],
+                ["dead_letter", 170, 7],
+                ["dead_letter", 170],
+                ["disable", 180, "shop"],
+                ["enable", 190, "shop", true],
+                ["dead_letter", 190, "a"],
+                ["process", 190],
+                ["dead_letter", 190, "a"],
+                ["dead_letter", 190, "b"],
+                ["process", 340],
+                ["dead_letter", 340, "a"],
+                ["dead_letter", 340, "b"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                "queued",
+                "error: not dead",
+                ["a #1 503 retry at 150"],
+                "error: not dead",
+                ["a #2 0 dead", "b #1 404 dead", "c #1 200 delivered"],
+                {"endpoint": "shop", "attempts": 2, "last_status": 0, "died_at": 170},
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 170},
+                "error: not dead",
+                "error: unknown event",
+                "error: invalid arguments",
+                "error: invalid arguments",
+                true,
+                true,
+                "error: not dead",
+                // b, revived too, waits behind a (`order.blocked`).
+                ["a #1 503 retry at 340"],
+                "error: not dead",
+                "error: not dead",
+                ["a #2 0 dead", "b #1 404 dead"],
+                {"endpoint": "shop", "attempts": 2, "last_status": 0, "died_at": 340},
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 340}
+            ]),
+        );
+    }
+
+    #[test]
+    fn recover_selects_by_death_time_and_keeps_the_rest_in_order() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["register", 0, "mall", "u"],
+                ["enqueue", 0, "shop", "a", [404]],
+                ["process", 10],
+                ["enqueue", 10, "shop", "b", [404]],
+                ["enqueue", 10, "mall", "m", [404]],
+                ["process", 20],
+                // ts may go back (`op.ts-any-order`): c dies at 5, after a and b.
+                ["enqueue", 5, "shop", "c", [404]],
+                ["process", 5],
+                ["dead_letters", 5],
+                ["recover", 30, "shop", 21],
+                ["recover", 30, "shop", 10],
+                ["dead_letters", 30],
+                ["dead_letters", 30, "shop"],
+                ["process", 30],
+                ["dead_letters", 30],
+                ["recover", 40, "shop", -9_007_199_254_740_991_i64],
+                ["dead_letters", 40],
+                ["recover", 40, "mall", 20],
+                ["recover", 50, "mall", 0],
+                ["recover", 50, "shop", 0]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["a #1 404 dead"],
+                "queued",
+                "queued",
+                ["b #1 404 dead", "m #1 404 dead"],
+                "queued",
+                ["c #1 404 dead"],
+                ["a", "b", "m", "c"],
+                0,
+                // At or after 10: a (10) and b (20), not c (5) nor mall's m.
+                2,
+                ["m", "c"],
+                ["c"],
+                ["a #1 404 dead", "b #1 404 dead"],
+                ["m", "c", "a", "b"],
+                3,
+                ["m"],
+                1,
+                0,
+                0
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_recovered_event_blocks_a_retrying_one_that_keeps_its_own_schedule() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 1, "waits": [10]}],
+                ["enqueue", 0, "shop", "e1", [500, 200]],
+                ["process", 0],
+                ["set_policy", 5, "shop", {"attempts": 3, "waits": [100]}],
+                ["enqueue", 5, "shop", "e2", [500, 200]],
+                ["process", 5],
+                ["recover", 10, "shop", 0],
+                ["status", 10, "e1"],
+                ["status", 10, "e2"],
+                ["process", 10],
+                ["process", 105],
+                ["status", 105, "e2"],
+                ["process", 110]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e1 #1 500 dead"],
+                true,
+                "queued",
+                ["e2 #1 500 retry at 105"],
+                1,
+                {"state": "pending", "attempts": 0, "next_attempt_at": 10},
+                // Unlike enable, recover moves no other pending event.
+                {"state": "pending", "attempts": 1, "next_attempt_at": 105},
+                ["e1 #1 500 retry at 110"],
+                // e2 is due but waits behind e1.
+                [],
+                {"state": "pending", "attempts": 1, "next_attempt_at": 105},
+                ["e1 #2 200 delivered", "e2 #2 200 delivered"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn recover_leaves_a_disabled_endpoint_disabled() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "disable_after": 2}],
+                ["enqueue", 0, "shop", "e1", [404]],
+                ["enqueue", 0, "shop", "e2", [500, 200]],
+                ["process", 0],
+                ["recover", 10, "shop", 0],
+                ["status", 10, "e1"],
+                ["status", 10, "e2"],
+                ["endpoint", 10, "shop"],
+                ["dead_letters", 10],
+                ["process", 100],
+                ["enable", 100, "shop", false],
+                ["process", 100],
+                ["dead_letter", 100, "e1"],
+                ["endpoint", 100, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                ["e1 #1 404 dead", "e2 #1 500 retry at 30", "shop disabled"],
+                1,
+                {"state": "held", "attempts": 0, "next_attempt_at": null},
+                {"state": "held", "attempts": 1, "next_attempt_at": null},
+                {"disabled": true, "reason": "failing", "consecutive_failures": 2},
+                [],
+                [],
+                true,
+                ["e1 #1 404 dead", "e2 #2 200 delivered"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 100},
+                {"disabled": false, "reason": null, "consecutive_failures": 0}
+            ]),
+        );
+    }
+
+    #[test]
+    fn recover_errors_in_precedence() {
+        let operations: Vec<Value> = serde_json::from_str(
+            r#"[["register", 0, "shop", "u"],
+                ["recover", 0, "shop"],
+                ["recover", 0, "shop", 1, 2],
+                ["recover", 0.5, 5, "x"],
+                ["recover", 0, 5, "x"],
+                ["recover", 0, "nope", "x"],
+                ["recover", 0, "nope", 1.0],
+                ["recover", 0, "shop", 1e1],
+                ["recover", 0, "shop", true],
+                ["recover", 0, "shop", null],
+                ["recover", 0, "shop", 9007199254740992],
+                ["recover", 0, "nope", 0],
+                ["recover", 0, "shop", -0]]"#,
+        )
+        .expect("test input is valid JSON");
+        let mut expected = vec![json!(true)];
+        expected.extend(std::iter::repeat_n(json!("error: invalid arguments"), 10));
+        expected.push(json!("error: unknown endpoint"));
+        expected.push(json!(0));
+        assert_eq!(run(&operations), expected);
+    }
+
+    #[test]
+    fn recover_revives_replayed_and_redead_events_once_each() {
+        // An event revived by replay and dead again has one death, its latest, in the indexes.
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["enqueue", 0, "shop", "a", [404]],
+                ["process", 0],
+                ["disable", 1, "shop"],
+                ["enable", 2, "shop", true],
+                ["process", 2],
+                ["recover", 3, "shop", 0],
+                ["dead_letters", 3],
+                ["process", 3],
+                ["recover", 4, "shop", 3],
+                ["recover", 4, "shop", 3],
+                ["process", 4],
+                ["dead_letter", 4, "a"]
+            ]),
+            json!([
+                true,
+                "queued",
+                ["a #1 404 dead"],
+                true,
+                true,
+                ["a #1 404 dead"],
+                1,
+                [],
+                ["a #1 404 dead"],
+                1,
+                0,
+                ["a #1 404 dead"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 4}
             ]),
         );
     }

@@ -1,6 +1,7 @@
-//! The retry schedule: an endpoint's retry policy (roadmap Part 4), the scripted outcome of an
-//! attempt with its optional Retry-After (Part 5), and what one attempt leads to. Values here are
-//! range-checked on construction, so the dispatcher can rely on them without re-checking.
+//! The retry schedule: an endpoint's retry policy (roadmap Part 4, with the failure threshold of
+//! Part 6), the scripted outcome of an attempt with its optional Retry-After (Part 5), and what
+//! one attempt leads to. Values here are range-checked on construction, so the dispatcher can
+//! rely on them without re-checking.
 
 use crate::error::Error;
 
@@ -21,15 +22,21 @@ const ATTEMPTS: std::ops::RangeInclusive<i64> = 1..=100;
 const WAITS: std::ops::RangeInclusive<i64> = 1..=2_592_000;
 /// Bounds of an outcome's `retry_after` (Part 5): 0 s to 30 days.
 const RETRY_AFTER: std::ops::RangeInclusive<i64> = 0..=2_592_000;
+/// Bounds of a policy's `disable_after` (Part 6): consecutive failures before the endpoint is
+/// disabled automatically.
+const DISABLE_AFTER: std::ops::RangeInclusive<i64> = 1..=1000;
 
-/// An endpoint's retry policy. It remembers whether `disable_on_gone` was given at all, because
-/// the `policy` query echoes exactly the keys `set_policy` received, an explicit `false` included.
+/// An endpoint's retry policy. It remembers whether `disable_on_gone` and `disable_after` were
+/// given at all, because the `policy` query echoes exactly the keys `set_policy` received, an
+/// explicit `false` included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     attempts: u32,
     /// Never empty (checked by [`Policy::new`]); the last entry repeats once the list runs out.
     waits: Vec<i64>,
     disable_on_gone: Option<bool>,
+    /// Without it the endpoint is never disabled automatically (`auto.policy-key`).
+    disable_after: Option<u32>,
 }
 
 impl Default for Policy {
@@ -39,6 +46,7 @@ impl Default for Policy {
             attempts: DEFAULT_ATTEMPTS,
             waits: DEFAULT_WAITS.to_vec(),
             disable_on_gone: None,
+            disable_after: None,
         }
     }
 }
@@ -49,17 +57,24 @@ impl Policy {
         attempts: i64,
         waits: Vec<i64>,
         disable_on_gone: Option<bool>,
+        disable_after: Option<i64>,
     ) -> Result<Policy, Error> {
         if !ATTEMPTS.contains(&attempts)
             || waits.is_empty()
             || waits.iter().any(|wait| !WAITS.contains(wait))
+            || disable_after.is_some_and(|f| !DISABLE_AFTER.contains(&f))
         {
             return Err(Error::InvalidPolicy);
         }
+        let disable_after = disable_after
+            .map(u32::try_from)
+            .transpose()
+            .map_err(|_| Error::InvalidPolicy)?;
         Ok(Policy {
             attempts: u32::try_from(attempts).map_err(|_| Error::InvalidPolicy)?,
             waits,
             disable_on_gone,
+            disable_after,
         })
     }
 
@@ -74,6 +89,19 @@ impl Policy {
     /// `disable_on_gone` as given: `None` when the key was absent.
     pub fn disable_on_gone(&self) -> Option<bool> {
         self.disable_on_gone
+    }
+
+    /// `disable_after` as given: `None` when the key was absent.
+    pub fn disable_after(&self) -> Option<u32> {
+        self.disable_after
+    }
+
+    /// Whether an endpoint whose failed attempt has just brought its count of consecutive
+    /// failures to `failures` is now disabled as failing (`auto.disable`): F or more, not only
+    /// exactly F, since a threshold lowered below the count takes effect at the next failure.
+    pub fn disables_at(&self, failures: u64) -> bool {
+        self.disable_after
+            .is_some_and(|threshold| failures >= u64::from(threshold))
     }
 
     /// The wait after the `failures`-th failed attempt: `waits[failures - 1]`, the last entry
@@ -191,7 +219,7 @@ mod tests {
     use super::*;
 
     fn policy(attempts: i64, waits: &[i64]) -> Policy {
-        Policy::new(attempts, waits.to_vec(), None).expect("a valid test policy")
+        Policy::new(attempts, waits.to_vec(), None, None).expect("a valid test policy")
     }
 
     fn with_retry_after(status: i64, r: i64) -> Outcome {
@@ -213,8 +241,8 @@ mod tests {
 
     #[test]
     fn policy_ranges() {
-        assert!(Policy::new(1, vec![1], None).is_ok());
-        assert!(Policy::new(100, vec![2_592_000], Some(false)).is_ok());
+        assert!(Policy::new(1, vec![1], None, None).is_ok());
+        assert!(Policy::new(100, vec![2_592_000], Some(false), Some(1000)).is_ok());
         for (attempts, waits) in [
             (0, vec![30]),
             (101, vec![30]),
@@ -225,11 +253,31 @@ mod tests {
             (3, vec![-5]),
         ] {
             assert_eq!(
-                Policy::new(attempts, waits.clone(), None),
+                Policy::new(attempts, waits.clone(), None, None),
                 Err(Error::InvalidPolicy),
                 "{attempts} {waits:?}"
             );
         }
+    }
+
+    #[test]
+    fn disable_after_range_and_threshold() {
+        assert!(Policy::new(6, vec![30], None, Some(1)).is_ok());
+        for f in [0, -1, 1001, i64::MAX] {
+            assert_eq!(
+                Policy::new(6, vec![30], None, Some(f)),
+                Err(Error::InvalidPolicy),
+                "{f}"
+            );
+        }
+        let p = Policy::new(6, vec![30], None, Some(3)).expect("valid");
+        assert_eq!(p.disable_after(), Some(3));
+        assert!(!p.disables_at(0));
+        assert!(!p.disables_at(2));
+        assert!(p.disables_at(3));
+        assert!(p.disables_at(u64::MAX));
+        // Without the key, never.
+        assert!(!Policy::default().disables_at(u64::MAX));
     }
 
     #[test]
@@ -294,9 +342,9 @@ mod tests {
         let gone = Outcome::plain(410);
         let dead = |disable_endpoint| Next::Dead { disable_endpoint };
         assert_eq!(next(&Policy::default(), gone, 1, 0), dead(false));
-        let off = Policy::new(6, vec![30], Some(false)).expect("valid");
+        let off = Policy::new(6, vec![30], Some(false), None).expect("valid");
         assert_eq!(next(&off, gone, 1, 0), dead(false));
-        let on = Policy::new(6, vec![30], Some(true)).expect("valid");
+        let on = Policy::new(6, vec![30], Some(true), None).expect("valid");
         assert_eq!(next(&on, gone, 1, 0), dead(true));
         // Other permanent statuses never disable.
         assert_eq!(next(&on, Outcome::plain(404), 1, 0), dead(false));
