@@ -6,9 +6,6 @@ use hookcheck::conformance::{Part, Suite};
 fn main() -> std::process::ExitCode {
     // The parts are named rather than left to `Part::ALL`, so a part the kit learns later is
     // listed as ignored here until this crate implements it, instead of failing.
-    // TODO(parts): this crate also offers Parts 6 and 7; add `Part::AutoDisable` and
-    // `Part::DeadLetters` here once the kit's `Part` enum has them (until then the crate's own
-    // unit tests cover both parts).
     Suite::new(dispatcher_example::run)
         .parts(&[
             Part::Retries,
@@ -16,6 +13,8 @@ fn main() -> std::process::ExitCode {
             Part::Pause,
             Part::Policy,
             Part::RetryAfter,
+            Part::AutoDisable,
+            Part::DeadLetters,
         ])
         .run()
 }
