@@ -239,7 +239,7 @@ mod tests {
     #[test]
     fn the_grid_names_known_rules_and_every_situation_of_the_schema() {
         let grid = grid();
-        assert_eq!(grid.situations.len(), 11, "{:?}", grid.situations);
+        assert_eq!(grid.situations.len(), 13, "{:?}", grid.situations);
         assert!(grid.rows.len() >= 10);
         let rules = rules();
         for row in &grid.rows {
