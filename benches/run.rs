@@ -12,7 +12,8 @@
 //! buffers. The outputs of hookcheck and of the Python peer are compared byte for byte.
 //!
 //! `cargo bench --bench run` (all sizes); `cargo bench --bench run -- 100000` (one size);
-//! `--no-python` leaves the peer out; `--mix brief` or `--mix policy` runs one workload only.
+//! `--no-python` leaves the peer out; `--mix brief`, `--mix policy` or `--mix incidents` runs one
+//! workload only.
 //! Workloads are written to `target/bench-run/`.
 //!
 //! The `brief` workload follows the mix measured on a user's input: 2,000 endpoints; per event,
@@ -20,8 +21,12 @@
 //! half of the time); statuses mostly 2xx, some retried and some dead. The `policy` workload is
 //! the same mix under the roadmap's Parts 4 and 5: every endpoint sets a policy of its own (2 to
 //! 10 attempts, 1 to 5 waits of up to 20 minutes, a third with `disable_on_gone`), 10% of failed
-//! outcomes carry `retry_after`, some are 410, and a few policies change mid-run. The Python peer
-//! implements the brief only, so it runs on the `brief` workload alone.
+//! outcomes carry `retry_after`, some are 410, and a few policies change mid-run. The
+//! `incidents` workload is the brief's mix under Parts 6 and 7: every endpoint has a
+//! `disable_after` threshold (3 to 10), a tenth of the endpoints at a time fail every attempt for
+//! 500 s (so they die and get disabled), and `endpoint`, `dead_letter` and `recover` (of what died
+//! in the last 2,000 s) are asked in place of some enables. The Python peer implements the brief
+//! only, so it runs on the `brief` workload alone.
 
 mod common;
 
@@ -39,6 +44,7 @@ const ENDPOINTS: u64 = 2_000;
 enum Mix {
     Brief,
     Policy,
+    Incidents,
 }
 
 impl Mix {
@@ -46,6 +52,7 @@ impl Mix {
         match self {
             Mix::Brief => "brief",
             Mix::Policy => "policy",
+            Mix::Incidents => "incidents",
         }
     }
 }
@@ -100,8 +107,13 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
         emit(&format!(
             r#"["register",0,"ep-{ep}","https://ep-{ep}.example/hooks"]"#
         ));
-        if mix == Mix::Policy {
-            emit(&format!(r#"["set_policy",0,"ep-{ep}",{}]"#, policy(&mut p)));
+        match mix {
+            Mix::Brief => {}
+            Mix::Policy => emit(&format!(r#"["set_policy",0,"ep-{ep}",{}]"#, policy(&mut p))),
+            Mix::Incidents => emit(&format!(
+                r#"["set_policy",0,"ep-{ep}",{{"attempts":4,"waits":[20,60,180],"disable_after":{}}}]"#,
+                3 + p.below(8)
+            )),
         }
     }
     let (mut ts, mut enqueued) = (0i64, 0u64);
@@ -111,6 +123,14 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
         let ep = p.below(ENDPOINTS);
         // Weights per 247 operations: 100 enqueue, 110 process, 25 status, 7 disable, 5 enable.
         match p.below(247) {
+            // Incidents: a tenth of the endpoints fail everything for a while, in turn.
+            0..=99 if mix == Mix::Incidents && (ep + ts as u64 / 500) % 10 == 0 => {
+                let _ = write!(
+                    op,
+                    r#"["enqueue",{ts},"ep-{ep}","evt-{enqueued}",[503,503,500,500]]"#
+                );
+                enqueued += 1;
+            }
             0..=99 => {
                 let statuses: &[u16] = match p.below(20) {
                     0..=13 => &[200],
@@ -123,7 +143,7 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
                     _ => &[408, 204],
                 };
                 let outcomes: Vec<String> = match mix {
-                    Mix::Brief => statuses.iter().map(u16::to_string).collect(),
+                    Mix::Brief | Mix::Incidents => statuses.iter().map(u16::to_string).collect(),
                     Mix::Policy => statuses.iter().map(|s| outcome(&mut p, *s)).collect(),
                 };
                 let outcomes = format!("[{}]", outcomes.join(","));
@@ -147,6 +167,19 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
             // The policy mix changes a policy in one enable out of five.
             242 if mix == Mix::Policy => {
                 let _ = write!(op, r#"["set_policy",{ts},"ep-{ep}",{}]"#, policy(&mut p));
+            }
+            // The incidents mix asks after an endpoint, a dead letter, and recovers what died
+            // in the last 2,000 s instead of two enables out of five.
+            242 if mix == Mix::Incidents => {
+                let _ = write!(op, r#"["endpoint",{ts},"ep-{ep}"]"#);
+            }
+            243 if mix == Mix::Incidents => {
+                let id = p.below(enqueued + 1);
+                let _ = write!(op, r#"["dead_letter",{ts},"evt-{id}"]"#);
+            }
+            244 if mix == Mix::Incidents => {
+                let since = ts - 2000;
+                let _ = write!(op, r#"["recover",{ts},"ep-{ep}",{since}]"#);
             }
             _ => {
                 let replay = p.chance(50);
@@ -254,9 +287,10 @@ fn main() {
         Some(i) => match args.get(i + 1).map(String::as_str) {
             Some("brief") => vec![Mix::Brief],
             Some("policy") => vec![Mix::Policy],
-            other => panic!("--mix takes brief or policy, not {other:?}"),
+            Some("incidents") => vec![Mix::Incidents],
+            other => panic!("--mix takes brief, policy or incidents, not {other:?}"),
         },
-        None => vec![Mix::Brief, Mix::Policy],
+        None => vec![Mix::Brief, Mix::Policy, Mix::Incidents],
     };
     let sizes: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() {

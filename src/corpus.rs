@@ -459,8 +459,10 @@ pub fn clarification_behind(step: &crate::case::Step) -> Option<&'static str> {
         ("disable" | "enable", None) => Some("pause.results"),
         (_, Some("duplicate endpoint")) => Some("register.duplicate"),
         (_, Some("duplicate event")) => Some("enqueue.duplicate-event"),
-        (_, Some("unknown event")) => Some("status.unknown-event"),
+        // `dead_letter`'s `unknown event` is the roadmap's own (`dead-letter.errors`).
+        ("status", Some("unknown event")) => Some("status.unknown-event"),
         ("enqueue", Some("unknown endpoint")) => Some("enqueue.unknown-endpoint"),
+        ("endpoint", Some("unknown endpoint")) => Some("endpoint.errors"),
         _ => None,
     }
 }
