@@ -1,18 +1,21 @@
 """A Python solution of the brief "Webhook Dispatcher: Retries, Ordering and Pausing" (Parts 1
-to 3) and of the roadmap's Part 4 (retry policy per endpoint) and Part 5 (Retry-After and Gone),
-written the way a Python user would write it, from the seed brief, shared/roadmap.md and
-spec/dispatcher.md (clarifications included), without looking at the reference dispatcher or the
-other examples.
+to 3) and of the roadmap's Parts 4 to 7 (retry policy per endpoint, Retry-After and Gone, automatic
+disabling of failing endpoints, dead letters: details and recovery), written the way a Python user
+would write it, from the seed brief, shared/roadmap.md and spec/dispatcher.md (clarifications
+included), without looking at the reference dispatcher or the other examples.
 
     hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py examples/python/dispatcher.py"
 """
 
-HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after"]
+from bisect import bisect_left, insort
+
+HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after", "auto-disable", "dead-letters"]
 
 # The brief's schedule is the default policy: 6 attempts, waits after failure 1, 2, 3, 4, 5.
 DEFAULT_POLICY = {"attempts": 6, "waits": [30, 60, 120, 240, 300]}
-POLICY_KEYS = {"attempts", "waits", "disable_on_gone"}
+POLICY_KEYS = {"attempts", "waits", "disable_on_gone", "disable_after"}
 MAX_POLICY_ATTEMPTS = 100
+MAX_DISABLE_AFTER = 1000
 MAX_WAIT = 2592000  # 30 days, for policy waits and retry_after alike
 OUTCOME_KEYS = {"status", "retry_after"}
 TS_LIMIT = 2**53 - 1
@@ -28,6 +31,9 @@ ARITY = {
     "dead_letters": (0, 1),
     "set_policy": (2, 2),
     "policy": (1, 1),
+    "endpoint": (1, 1),
+    "dead_letter": (1, 1),
+    "recover": (2, 2),
 }
 
 
@@ -39,6 +45,11 @@ class DispatchError(Exception):
 
 def is_int(x):
     return type(x) is int  # bool is a subclass of int: excluded on purpose
+
+
+def is_ts(x):
+    """An integer that every JSON reader holds exactly (op.ts-range): a ts, or recover's since."""
+    return is_int(x) and abs(x) <= TS_LIMIT
 
 
 def copy_policy(policy):
@@ -54,13 +65,18 @@ class Event:
         self.due_at = due_at
         self.attempts = 0
         self.state = "pending"  # pending | delivered | dead
+        self.died_at = None  # the ts of the process call that last killed it
+        self.last_status = None  # the status of the attempt that last killed it
 
 
 class Endpoint:
     def __init__(self, url):
         self.url = url
         self.disabled = False
+        self.disabled_reason = None  # while disabled: "manual", "gone" or "failing"
+        self.consecutive_failures = 0  # failed attempts since the last delivery or enable
         self.pending = []  # events in enqueue order; pending[0] is the head
+        self.dead = []  # dead-lettered events sorted by died_at, so recover takes a tail
         self.policy = copy_policy(DEFAULT_POLICY)  # exactly as last given to set_policy
 
 
@@ -68,7 +84,7 @@ class Dispatcher:
     def __init__(self):
         self.endpoints = {}
         self.events = {}
-        self.dead_letters = []
+        self.dead_letters = {}  # event id -> event, oldest death first
         self.next_order = 0
 
     def register(self, ts, endpoint_id, url):
@@ -104,7 +120,9 @@ class Dispatcher:
 
     def attempt(self, event, ts):
         """Make one attempt; returns its records: the attempt's own, followed by
-        "<endpoint_id> disabled" when a 410 disables the endpoint (disable_on_gone)."""
+        "<endpoint_id> disabled" when the attempt disables the endpoint (a 410 under
+        disable_on_gone, or a failure that brings the endpoint's failures in a row to its
+        policy's disable_after)."""
         endpoint = self.endpoints[event.endpoint_id]
         policy = endpoint.policy  # the policy in force when the attempt fails decides
         event.attempts += 1
@@ -114,7 +132,25 @@ class Dispatcher:
         if 200 <= status <= 299:
             event.state = "delivered"
             endpoint.pending.pop(0)
+            endpoint.consecutive_failures = 0
             return [f"{prefix} delivered"]
+        endpoint.consecutive_failures += 1  # a timeout, a retryable or a permanent failure
+        records = [f"{prefix} {self.fail(event, endpoint, policy, status, retry_after, ts)}"]
+        reason = None
+        if status == 410 and policy.get("disable_on_gone", False):
+            reason = "gone"
+        elif "disable_after" in policy and endpoint.consecutive_failures >= policy["disable_after"]:
+            reason = "failing"
+        if reason is not None:  # disabled exactly as by disable: its pending events are held
+            endpoint.disabled_reason = reason
+            endpoint.disabled = True
+            records.append(f"{event.endpoint_id} disabled")
+        return records
+
+    def fail(self, event, endpoint, policy, status, retry_after, ts):
+        """After a failed attempt, schedule the retry or kill the event; returns the end of the
+        attempt's record: "retry at <due>" or "dead"."""
+        n = event.attempts
         retryable = status in (0, 408, 429) or 500 <= status <= 599
         if retryable and n < policy["attempts"]:
             waits = policy["waits"]
@@ -124,15 +160,17 @@ class Dispatcher:
             # A due time past TS_LIMIT could never come: the event dies (retry.beyond-range).
             if ts + wait <= TS_LIMIT:
                 event.due_at = ts + wait
-                return [f"{prefix} retry at {event.due_at}"]
+                return f"retry at {event.due_at}"
         event.state = "dead"
-        self.dead_letters.append(event)
+        event.died_at = ts
+        event.last_status = status
+        self.dead_letters[event.id] = event
+        if endpoint.dead and endpoint.dead[-1].died_at > ts:  # ts went back (op.ts-any-order)
+            insort(endpoint.dead, event, key=lambda e: e.died_at)
+        else:
+            endpoint.dead.append(event)
         endpoint.pending.pop(0)
-        records = [f"{prefix} dead"]
-        if status == 410 and policy.get("disable_on_gone", False):
-            endpoint.disabled = True
-            records.append(f"{event.endpoint_id} disabled")
-        return records
+        return "dead"
 
     def status(self, ts, event_id):
         event = self.events.get(event_id)
@@ -153,6 +191,7 @@ class Dispatcher:
             raise DispatchError("unknown endpoint")
         if endpoint.disabled:
             raise DispatchError("already disabled")
+        endpoint.disabled_reason = "manual"
         endpoint.disabled = True
         return True
 
@@ -163,23 +202,31 @@ class Dispatcher:
         if not endpoint.disabled:
             raise DispatchError("not disabled")
         endpoint.disabled = False
+        endpoint.disabled_reason = None
+        endpoint.consecutive_failures = 0
         if replay_dead:
-            revived = [e for e in self.dead_letters if e.endpoint_id == endpoint_id]
-            self.dead_letters = [e for e in self.dead_letters if e.endpoint_id != endpoint_id]
+            revived = endpoint.dead
+            endpoint.dead = []
             for event in revived:
-                event.state = "pending"
-                event.attempts = 0
+                self.revive(event)
             endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)
         for event in endpoint.pending:
             event.due_at = ts
         return True
 
+    def revive(self, event):
+        """A dead event back to pending with no attempts made, gone from dead_letters (the caller
+        puts it back among its endpoint's pending events)."""
+        del self.dead_letters[event.id]
+        event.state = "pending"
+        event.attempts = 0
+
     def list_dead_letters(self, ts, endpoint_id=None):
         if endpoint_id is None:
-            return [e.id for e in self.dead_letters]
+            return [e.id for e in self.dead_letters.values()]
         if endpoint_id not in self.endpoints:
             raise DispatchError("unknown endpoint")
-        return [e.id for e in self.dead_letters if e.endpoint_id == endpoint_id]
+        return [e.id for e in self.dead_letters.values() if e.endpoint_id == endpoint_id]
 
     def set_policy(self, ts, endpoint_id, policy):
         endpoint = self.endpoints.get(endpoint_id)
@@ -194,6 +241,36 @@ class Dispatcher:
         if endpoint is None:
             raise DispatchError("unknown endpoint")
         return copy_policy(endpoint.policy)
+
+    def endpoint(self, ts, endpoint_id):
+        endpoint = self.endpoints.get(endpoint_id)
+        if endpoint is None:
+            raise DispatchError("unknown endpoint")
+        return {"disabled": endpoint.disabled, "reason": endpoint.disabled_reason,
+                "consecutive_failures": endpoint.consecutive_failures}
+
+    def dead_letter(self, ts, event_id):
+        event = self.events.get(event_id)
+        if event is None:
+            raise DispatchError("unknown event")
+        if event.state != "dead":
+            raise DispatchError("not dead")
+        return {"endpoint": event.endpoint_id, "attempts": event.attempts,
+                "last_status": event.last_status, "died_at": event.died_at}
+
+    def recover(self, ts, endpoint_id, since):
+        endpoint = self.endpoints.get(endpoint_id)
+        if endpoint is None:
+            raise DispatchError("unknown endpoint")
+        # endpoint.dead is sorted by died_at: the events that died at or after since are its tail.
+        start = bisect_left(endpoint.dead, since, key=lambda e: e.died_at)
+        revived = endpoint.dead[start:]
+        del endpoint.dead[start:]
+        for event in revived:  # as enable's replay, but only these events move
+            self.revive(event)
+            event.due_at = ts
+            insort(endpoint.pending, event, key=lambda e: e.order)
+        return len(revived)
 
 
 def normalize_outcome(outcome):
@@ -233,13 +310,19 @@ def valid_policy(policy):
         return False
     if not all(is_int(w) and 1 <= w <= MAX_WAIT for w in waits):
         return False
-    return type(policy.get("disable_on_gone", False)) is bool
+    if type(policy.get("disable_on_gone", False)) is not bool:
+        return False
+    if "disable_after" in policy:  # absent: the endpoint is never disabled automatically
+        disable_after = policy["disable_after"]
+        return is_int(disable_after) and 1 <= disable_after <= MAX_DISABLE_AFTER
+    return True
 
 
 def check_arguments(name, args):
     """Argument checks in the spec's order; raises DispatchError."""
     strings = {"register": (0, 1), "enqueue": (0, 1), "status": (0,), "disable": (0,), "enable": (0,),
-               "dead_letters": (0,), "set_policy": (0,), "policy": (0,)}
+               "dead_letters": (0,), "set_policy": (0,), "policy": (0,), "endpoint": (0,),
+               "dead_letter": (0,), "recover": (0,)}
     for i in strings.get(name, ()):
         if i >= len(args):
             continue
@@ -255,6 +338,8 @@ def check_arguments(name, args):
         raise DispatchError("invalid arguments")
     if name == "set_policy" and not valid_policy(args[1]):
         raise DispatchError("invalid policy")
+    if name == "recover" and not is_ts(args[1]):
+        raise DispatchError("invalid arguments")
 
 
 def apply(dispatcher, op):
@@ -267,7 +352,7 @@ def apply(dispatcher, op):
     if not fewest + 2 <= len(op) <= most + 2:
         raise DispatchError("invalid arguments")
     ts = op[1]
-    if not is_int(ts) or abs(ts) > TS_LIMIT:
+    if not is_ts(ts):
         raise DispatchError("invalid arguments")
     args = op[2:]
     check_arguments(name, args)
