@@ -161,6 +161,12 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
                 let id = p.below(enqueued + enqueued / 50 + 1);
                 let _ = write!(op, r#"["status",{ts},"evt-{id}"]"#);
             }
+            // Endpoints of the incidents mix are disabled by their failures: a manual disable
+            // is rarer there, and enables (with or without replay) more common.
+            235..=241 if mix == Mix::Incidents && p.chance(70) => {
+                let replay = p.chance(50);
+                let _ = write!(op, r#"["enable",{ts},"ep-{ep}",{replay}]"#);
+            }
             235..=241 => {
                 let _ = write!(op, r#"["disable",{ts},"ep-{ep}"]"#);
             }
