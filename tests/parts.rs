@@ -73,7 +73,12 @@ fn events(o: &Output) -> Vec<Value> {
         .collect()
 }
 
-const ROADMAP: [&str; 2] = ["policy", "retry-after"];
+const ROADMAP: [&str; 4] = ["policy", "retry-after", "auto-disable", "dead-letters"];
+
+/// How many cases of the part `roadmap_cases` writes.
+fn local(part: &str) -> usize {
+    usize::from(part == "policy" || part == "retry-after")
+}
 
 /// How many built-in cases the part has (`cases/policy/`, `cases/retry-after/`).
 fn builtin(part: &str) -> usize {
@@ -122,11 +127,14 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
         .iter()
         .filter(|e| e["event"] == "case" && ROADMAP.contains(&e["part"].as_str().unwrap_or("")))
         .collect();
-    let both = builtin("policy") + builtin("retry-after");
-    assert!(both >= 20, "the corpus has cases of both parts: {both}");
+    let builtins: usize = ROADMAP.iter().map(|p| builtin(p)).sum();
+    assert!(
+        builtins >= 40,
+        "the corpus has cases of the roadmap's parts: {builtins}"
+    );
     assert_eq!(
         roadmap.len(),
-        2 + both,
+        2 + builtins,
         "the built-in cases and the two local ones"
     );
     for c in roadmap {
@@ -141,7 +149,7 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
     for part in ROADMAP {
         assert_eq!(
             summary(&with)["parts"][part]["not_applicable"],
-            1 + builtin(part),
+            local(part) + builtin(part),
             "{part}"
         );
         assert_eq!(summary(&with)["parts"][part]["passed"], 0, "{part}");
@@ -164,7 +172,7 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
             .lines()
             .find(|l| l.starts_with(&format!("{part} ")))
             .unwrap_or_default();
-        let count = format!(" {} ", 1 + builtin(part));
+        let count = format!(" {} ", local(part) + builtin(part));
         assert!(
             row.ends_with("not implemented") && row.contains(&count),
             "{part}: {row}\n{report}"
@@ -173,7 +181,7 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
     assert!(
         report.contains(
             "in the brief's terms: Part 1 passed, Part 2 passed, Part 3 passed, Part 4 not \
-             implemented, Part 5 not implemented"
+             implemented, Part 5 not implemented, Part 6 not implemented, Part 7 not implemented"
         ),
         "{report}"
     );
@@ -224,7 +232,10 @@ fn the_grade_reports_show_a_column_per_part_and_not_implemented() {
     assert!(
         events[0]["brief_terms"]
             .as_str()
-            .is_some_and(|t| t.ends_with("Part 4 not implemented, Part 5 not implemented")),
+            .is_some_and(|t| t.ends_with(
+                "Part 4 not implemented, Part 5 not implemented, Part 6 not implemented, Part 7 \
+                 not implemented"
+            )),
         "{}",
         events[0]
     );
@@ -232,27 +243,33 @@ fn the_grade_reports_show_a_column_per_part_and_not_implemented() {
 
     let markdown = std::fs::read_to_string(dir.join("grade.md")).unwrap_or_default();
     let header = "| implementation | verdict | score | brief score | Part 1 | Part 2 | Part 3 | Part 4 \
-                  | Part 5 | brief 1 | brief 2 | brief 3 | brief 4 | brief 5 | in the brief's terms |";
+                  | Part 5 | Part 6 | Part 7 | brief 1 | brief 2 | brief 3 | brief 4 | brief 5 | brief \
+                  6 | brief 7 | in the brief's terms |";
     assert!(markdown.contains(header), "{markdown}");
     let fake_row = markdown
         .lines()
         .find(|l| l.starts_with("| fake\\_impl\\.py |"))
         .unwrap_or_default();
-    // `| name | verdict | score | brief score | Part 1 | ... | Part 5 | brief 1 | ...`
+    // `| name | verdict | score | brief score | Part 1 | ... | Part 7 | brief 1 | ...`
     let cells: Vec<&str> = fake_row.split('|').map(str::trim).collect();
     let ordering = cells.get(6).copied().unwrap_or_default();
     assert!(ordering.contains('/'), "Part 2 ran: {fake_row}");
+    let not = "not implemented";
     assert_eq!(
-        cells[5..10],
-        ["-", ordering, "-", "not implemented", "not implemented"],
+        cells[5..12],
+        ["-", ordering, "-", not, not, not, not],
         "{fake_row}"
     );
-    assert_eq!(cells[10..15], ["-", ordering, "-", "-", "-"], "{fake_row}");
+    assert_eq!(
+        cells[12..19],
+        ["-", ordering, "-", "-", "-", "-", "-"],
+        "{fake_row}"
+    );
     let html = std::fs::read_to_string(dir.join("grade.html")).unwrap_or_default();
     assert_eq!(
         html.matches(">not implemented</td>").count(),
-        2,
-        "Parts 4 and 5 of the fake"
+        4,
+        "Parts 4 to 7 of the fake"
     );
     for n in 1..=Part::ALL.len() {
         assert!(html.contains(&format!(">Part {n}<span")), "Part {n}");
@@ -466,7 +483,7 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
         &misspelled,
         1,
         "unknown part `retry-aftr` in `without`, expected one of retries, ordering, pause, policy, \
-         retry-after: did you mean `retry-after`?",
+         retry-after, auto-disable, dead-letters: did you mean `retry-after`?",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

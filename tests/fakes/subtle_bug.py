@@ -12,7 +12,7 @@ import dispatcher as base  # noqa: E402
 class Buggy(base.Dispatcher):
     def enable(self, ts, endpoint_id, replay_dead):
         endpoint = self.endpoints.get(endpoint_id)
-        dead_before = [e for e in self.dead_letters if e.endpoint_id == endpoint_id]
+        dead_before = [e for e in self.dead_letters.values() if e.endpoint_id == endpoint_id]
         result = super().enable(ts, endpoint_id, replay_dead)
         if replay_dead and endpoint is not None:
             for event in dead_before:
