@@ -181,6 +181,60 @@ BUGS = {
     "a due time of exactly 2^53 - 1 is a death": [
         ("src/dispatcher/process.rs", ".filter(|due| *due <= TS_LIMIT)", ".filter(|due| *due < TS_LIMIT)"),
     ],
+    # Parts 6 and 7 of the roadmap (spec sections 13 and 14).
+    "a delivery does not reset the failure count": [
+        ("src/dispatcher/process.rs", "            Outcome::Delivered => 0,\n", "            Outcome::Delivered => ep.consecutive_failures,\n"),
+    ],
+    "a permanent failure does not count": [
+        ("src/dispatcher/process.rs", "            _ => ep.consecutive_failures.saturating_add(1),",
+         "            Outcome::Dead if classify(status) == Class::Permanent => ep.consecutive_failures,\n            _ => ep.consecutive_failures.saturating_add(1),"),
+    ],
+    "enable does not reset the failure count": [
+        ("src/dispatcher/pause.rs", "        ep.consecutive_failures = 0;\n", ""),
+    ],
+    "disable resets the failure count": [
+        ("src/dispatcher/pause.rs", "        ep.disabled = Some(DisableReason::Manual);",
+         "        ep.disabled = Some(DisableReason::Manual);\n        ep.consecutive_failures = 0;"),
+    ],
+    "the threshold must be passed, not reached": [
+        ("src/dispatcher/process.rs", "threshold.is_some_and(|f| ep.consecutive_failures >= f)", "threshold.is_some_and(|f| ep.consecutive_failures > f)"),
+    ],
+    "an automatic disable is reported as manual": [
+        ("src/dispatcher/process.rs", "            Some(DisableReason::Failing)\n", "            Some(DisableReason::Manual)\n"),
+    ],
+    "failing wins over gone": [
+        ("src/dispatcher/process.rs", "        let disables = if gone {\n            Some(DisableReason::Gone)\n        } else if failing {\n            Some(DisableReason::Failing)",
+         "        let disables = if failing {\n            Some(DisableReason::Failing)\n        } else if gone {\n            Some(DisableReason::Gone)"),
+    ],
+    "no record for an automatic disable": [
+        ("src/dispatcher/process.rs", "            disabled_endpoint: disables.is_some(),", "            disabled_endpoint: gone,"),
+    ],
+    "a disable_after of 1001 is valid": [
+        ("src/dispatcher/policy.rs", "pub const MAX_DISABLE_AFTER: u32 = 1000;", "pub const MAX_DISABLE_AFTER: u32 = 1001;"),
+    ],
+    "dead_letter reports the first status": [
+        ("src/dispatcher/dead_letter.rs", "last_status: event.script.for_attempt(event.attempts),", "last_status: event.script.for_attempt(1),"),
+    ],
+    "recover's since is exclusive": [
+        ("src/dispatcher/endpoint.rs", "self.dead_by_time.split_off(&(since, 0))", "self.dead_by_time.split_off(&(since.saturating_add(1), 0))"),
+    ],
+    "recover revives every dead event": [
+        ("src/dispatcher/pause.rs", "let revived = self.revive(ts, endpoint, since);", "let _ = since;\n        let revived = self.revive(ts, endpoint, Ts::MIN);"),
+    ],
+    "recover makes every pending event due": [
+        ("src/dispatcher/pause.rs", "        if revived > 0 {\n",
+         "        if revived > 0 {\n            let ep = &mut self.endpoints[endpoint.index()];\n            ep.epoch = ep.epoch.wrapping_add(1);\n            ep.enabled_at = ts;\n"),
+    ],
+    "revived events go to the back of the queue": [
+        ("src/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);", "let at = self.pending.len();"),
+    ],
+    "recover resets the failure count": [
+        ("src/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].consecutive_failures = 0;\n        if revived > 0 {\n"),
+    ],
+    "recover enables a disabled endpoint": [
+        ("src/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].disabled = None;\n        if revived > 0 {\n"),
+    ],
+
 }
 
 

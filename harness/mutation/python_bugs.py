@@ -229,6 +229,47 @@ BUGS = {
         ("if ts + wait <= TS_LIMIT:", "if True:"),
     ],
 
+    # Parts 6 and 7 of the roadmap (spec sections 13 and 14).
+    "a delivery does not reset the failure count": [
+        ("            endpoint.pending.pop(0)\n            endpoint.consecutive_failures = 0\n", "            endpoint.pending.pop(0)\n"),
+    ],
+    "a permanent failure does not count": [
+        ("        endpoint.consecutive_failures += 1  # a timeout",
+         "        endpoint.consecutive_failures += 0 if 400 <= status <= 499 and status not in (408, 429) else 1  # a timeout"),
+    ],
+    "the threshold must be passed, not reached": [
+        ('endpoint.consecutive_failures >= policy["disable_after"]', 'endpoint.consecutive_failures > policy["disable_after"]'),
+    ],
+    "failing wins over gone": [
+        ('        if status == 410 and policy.get("disable_on_gone", False):\n            reason = "gone"\n        elif "disable_after" in policy and endpoint.consecutive_failures >= policy["disable_after"]:\n            reason = "failing"',
+         '        if "disable_after" in policy and endpoint.consecutive_failures >= policy["disable_after"]:\n            reason = "failing"\n        elif status == 410 and policy.get("disable_on_gone", False):\n            reason = "gone"'),
+    ],
+    "an automatic disable is reported as manual": [
+        ('            reason = "failing"', '            reason = "manual"'),
+    ],
+    "enable does not reset the failure count": [
+        ("        endpoint.disabled_reason = None\n        endpoint.consecutive_failures = 0\n", "        endpoint.disabled_reason = None\n"),
+    ],
+    "dead_letter answers for a revived event": [
+        ('        if event.state != "dead":\n            raise DispatchError("not dead")', '        if event.died_at is None:\n            raise DispatchError("not dead")'),
+    ],
+    "recover's since is exclusive": [
+        ("start = bisect_left(endpoint.dead, since, key=lambda e: e.died_at)", "start = bisect_left(endpoint.dead, since + 1, key=lambda e: e.died_at)"),
+    ],
+    "recover revives every dead event": [
+        ("start = bisect_left(endpoint.dead, since, key=lambda e: e.died_at)", "start = 0"),
+    ],
+    "recovered events go to the back of the queue": [
+        ("            insort(endpoint.pending, event, key=lambda e: e.order)\n        return len(revived)", "            endpoint.pending.append(event)\n        return len(revived)"),
+    ],
+    "recover makes every pending event due": [
+        ("            insort(endpoint.pending, event, key=lambda e: e.order)\n        return len(revived)",
+         "            insort(endpoint.pending, event, key=lambda e: e.order)\n        for other in endpoint.pending:\n            other.due_at = ts\n        return len(revived)"),
+    ],
+    "recover counts the endpoint's dead letters left": [
+        ("            insort(endpoint.pending, event, key=lambda e: e.order)\n        return len(revived)", "            insort(endpoint.pending, event, key=lambda e: e.order)\n        return len(endpoint.dead)"),
+    ],
+
 }
 
 
