@@ -288,10 +288,7 @@ fn main() {
         "py MB",
         "speedup"
     );
-    for (&mix, &events) in mixes
-        .iter()
-        .flat_map(|m| sizes.iter().map(move |s| (m, s)))
-    {
+    for (&mix, &events) in mixes.iter().flat_map(|m| sizes.iter().map(move |s| (m, s))) {
         let ops = generate(events, &dir, mix);
         let name = mix.name();
         for ext in ["json", "jsonl"] {
