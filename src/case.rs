@@ -16,16 +16,29 @@ pub enum Part {
     Retries,
     Ordering,
     Pause,
+    /// The roadmap's Part 4 (spec section 11).
+    Policy,
+    /// The roadmap's Part 5 (spec section 12).
+    #[serde(rename = "retry-after")]
+    RetryAfter,
 }
 
 impl Part {
-    pub const ALL: [Part; 3] = [Part::Retries, Part::Ordering, Part::Pause];
+    pub const ALL: [Part; 5] = [
+        Part::Retries,
+        Part::Ordering,
+        Part::Pause,
+        Part::Policy,
+        Part::RetryAfter,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Part::Retries => "retries",
             Part::Ordering => "ordering",
             Part::Pause => "pause",
+            Part::Policy => "policy",
+            Part::RetryAfter => "retry-after",
         }
     }
 

@@ -22,10 +22,33 @@ pub struct Draft<'a> {
     pub clarified: &'a [Option<String>],
 }
 
-/// The part a sequence needs: pause operations need `pause`; two events of one endpoint need
-/// `ordering`; anything else `retries`.
+/// The part a sequence needs: an object among outcomes or `disable_on_gone` in a policy needs
+/// `retry-after`; `set_policy` or `policy` needs `policy`; pause operations need `pause`; two
+/// events of one endpoint need `ordering`; anything else `retries`.
 pub fn infer_part(operations: &[Value]) -> Part {
     let name = |op: &Value| op.get(0).and_then(Value::as_str).map(str::to_string);
+    let roadmap = |op: &Value| match name(op).as_deref() {
+        Some("enqueue") => op
+            .get(4)
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.iter().any(Value::is_object))
+            .then_some(Part::RetryAfter),
+        Some("set_policy") => Some(
+            if op
+                .get(3)
+                .is_some_and(|p| p.get("disable_on_gone").is_some())
+            {
+                Part::RetryAfter
+            } else {
+                Part::Policy
+            },
+        ),
+        Some("policy") => Some(Part::Policy),
+        _ => None,
+    };
+    if let Some(part) = operations.iter().filter_map(roadmap).max() {
+        return part;
+    }
     if operations
         .iter()
         .any(|op| matches!(name(op).as_deref(), Some("disable" | "enable")))
@@ -439,6 +462,27 @@ mod tests {
             infer_part(&[reg.clone(), e("a", "1"), e("a", "2")]),
             Part::Ordering
         );
-        assert_eq!(infer_part(&[reg, json!(["disable", 0, "a"])]), Part::Pause);
+        assert_eq!(
+            infer_part(&[reg.clone(), json!(["disable", 0, "a"])]),
+            Part::Pause
+        );
+        let policy = json!(["set_policy", 0, "a", {"attempts": 2, "waits": [5]}]);
+        let gone =
+            json!(["set_policy", 0, "a", {"attempts": 2, "waits": [5], "disable_on_gone": true}]);
+        let object = json!(["enqueue", 0, "a", "1", [{"status": 503, "retry_after": 40}]]);
+        let pause = json!(["disable", 0, "a"]);
+        assert_eq!(
+            infer_part(&[reg.clone(), pause.clone(), policy.clone()]),
+            Part::Policy
+        );
+        assert_eq!(
+            infer_part(&[reg.clone(), json!(["policy", 0, "a"])]),
+            Part::Policy
+        );
+        assert_eq!(
+            infer_part(&[reg.clone(), policy.clone(), gone]),
+            Part::RetryAfter
+        );
+        assert_eq!(infer_part(&[reg, object, policy, pause]), Part::RetryAfter);
     }
 }
