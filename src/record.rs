@@ -23,27 +23,32 @@ pub struct Draft<'a> {
 }
 
 /// The part a sequence needs, the highest one (a part's implementations offer every part it
-/// builds on): an outcomes object, or a policy's `disable_on_gone`, needs `retry-after`;
-/// `set_policy` and `policy` need `policy`; pause operations need `pause`; two events of one
-/// endpoint need `ordering`; anything else `retries`.
+/// builds on): `recover` or `dead_letter` need `dead-letters`; `endpoint` or a policy's
+/// `disable_after` need `auto-disable`; an outcomes object, or a policy's `disable_on_gone`, needs
+/// `retry-after`; `set_policy` and `policy` need `policy`; pause operations need `pause`; two
+/// events of one endpoint need `ordering`; anything else `retries`. A sequence that needs two
+/// roadmap parts neither of which builds on the other gets the higher one: the reviewer adds
+/// the other as `also:`.
 pub fn infer_part(operations: &[Value]) -> Part {
     let name = |op: &Value| op.get(0).and_then(Value::as_str).map(str::to_string);
-    let retry_after = operations.iter().any(|op| match name(op).as_deref() {
+    let roadmap = |op: &Value| match name(op).as_deref() {
+        Some("recover" | "dead_letter") => Some(Part::DeadLetters),
+        Some("endpoint") => Some(Part::AutoDisable),
         Some("enqueue") => op
             .get(4)
             .and_then(Value::as_array)
-            .is_some_and(|outcomes| outcomes.iter().any(Value::is_object)),
-        Some("set_policy") => op.get(3).and_then(|p| p.get("disable_on_gone")).is_some(),
-        _ => false,
-    });
-    if retry_after {
-        return Part::RetryAfter;
-    }
-    if operations
-        .iter()
-        .any(|op| matches!(name(op).as_deref(), Some("set_policy" | "policy")))
-    {
-        return Part::Policy;
+            .is_some_and(|outcomes| outcomes.iter().any(Value::is_object))
+            .then_some(Part::RetryAfter),
+        Some("set_policy") => Some(match op.get(3) {
+            Some(p) if p.get("disable_after").is_some() => Part::AutoDisable,
+            Some(p) if p.get("disable_on_gone").is_some() => Part::RetryAfter,
+            _ => Part::Policy,
+        }),
+        Some("policy") => Some(Part::Policy),
+        _ => None,
+    };
+    if let Some(part) = operations.iter().filter_map(roadmap).max() {
+        return part;
     }
     if operations
         .iter()
@@ -475,6 +480,17 @@ mod tests {
             json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10], "disable_on_gone": false}]);
         assert_eq!(infer_part(&[reg.clone(), gone]), Part::RetryAfter);
         let later = json!(["enqueue", 0, "a", "1", [503, {"status": 503, "retry_after": 5}]]);
-        assert_eq!(infer_part(&[reg, later]), Part::RetryAfter);
+        assert_eq!(infer_part(&[reg.clone(), later]), Part::RetryAfter);
+        let threshold =
+            json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10], "disable_after": 2}]);
+        assert_eq!(infer_part(&[reg.clone(), threshold]), Part::AutoDisable);
+        assert_eq!(
+            infer_part(&[reg.clone(), json!(["endpoint", 0, "a"])]),
+            Part::AutoDisable
+        );
+        assert_eq!(
+            infer_part(&[reg, json!(["recover", 0, "a", 0])]),
+            Part::DeadLetters
+        );
     }
 }

@@ -31,7 +31,8 @@ pub fn serve_lines(input: impl BufRead, out: &mut impl Write) -> io::Result<()> 
                 let hello = json!({
                     "type": "hello", "protocol": PROTOCOL, "name": "hookcheck reference",
                     "language": "rust", "version": env!("CARGO_PKG_VERSION"),
-                    // The reference offers every part there is.
+                    // The reference offers every part, the roadmap's included, so `check` and
+                    // `fuzz` against it send everything.
                     "parts": crate::case::Part::ALL.map(crate::case::Part::as_str),
                 });
                 answer.extend_from_slice(hello.to_string().as_bytes());

@@ -1,11 +1,19 @@
 //! Random operation sequences, reproducible from (seed, case number) with the project's own
 //! PRNG. A shadow reference dispatcher steers the generator towards deep states: process calls
 //! land on pending retries' exact due times, so sixth attempts, deaths and replays come often.
+//!
+//! The roadmap's parts (`policy`, `retry-after`) are generated in `roadmap`, and only for an
+//! implementation that declares them. Every random draw they need is made only then, so an
+//! implementation of the brief's three parts gets, for a seed, the very sequences it got before
+//! the roadmap existed: a finding reported against a seed stays reproducible.
+
+mod roadmap;
 
 use crate::case::Part;
 use crate::ops::Session;
 use crate::prng::Prng;
 use serde_json::{Value, json};
+use std::collections::BTreeSet;
 
 pub struct Generator {
     pub max_ops: usize,
@@ -33,6 +41,11 @@ fn case_seed(seed: u64, index: u64) -> u64 {
 
 struct State {
     brief: bool,
+    /// The parts declared, as far as the generator needs them. Part 5 (`retry_after`) also
+    /// stands for `disable_on_gone`, which is not a key of a policy without it (`policy.strict`).
+    pause: bool,
+    policy: bool,
+    retry_after: bool,
     p: Prng,
     ts: i64,
     events: u64,
@@ -42,7 +55,18 @@ struct State {
     ops: Vec<Value>,
     /// The events the shadow accepted, with their endpoints.
     known: Vec<(String, String)>,
+    /// The endpoints the shadow accepted, in the order registered.
+    registered: Vec<String>,
+    /// Endpoints disabled now, by `disable` or by a 410 under `disable_on_gone` (`gone.disable`):
+    /// brief mode sets no policy on them, as only a clarification says what that does
+    /// (`policy.while-disabled`).
+    disabled: BTreeSet<String>,
+    /// Endpoints a 410 disabled and nothing enabled since: they are enabled again now and then,
+    /// or their events would stay held to the end of the case.
+    gone: Vec<String>,
     scenario_done: bool,
+    policy_done: bool,
+    edge_done: bool,
 }
 
 impl Generator {
@@ -53,8 +77,14 @@ impl Generator {
         // on per-endpoint ordering.
         let ordering = self.parts.contains(&Part::Ordering);
         let brief = self.brief_only;
+        let policy = self.parts.contains(&Part::Policy);
+        let retry_after = self.parts.contains(&Part::RetryAfter);
+        let roadmap = policy || retry_after;
         let mut s = State {
             brief,
+            pause,
+            policy,
+            retry_after,
             p: Prng::new(case_seed(seed, index)),
             ts: 0,
             events: 0,
@@ -62,7 +92,12 @@ impl Generator {
             shadow: Session::new(),
             ops: Vec::new(),
             known: Vec::new(),
+            registered: Vec::new(),
+            disabled: BTreeSet::new(),
+            gone: Vec::new(),
             scenario_done: false,
+            policy_done: false,
+            edge_done: false,
         };
         let endpoints = 1 + s.p.below(4) as usize;
         for ep in &ENDPOINTS[..endpoints] {
@@ -79,9 +114,29 @@ impl Generator {
         // are easiest to get wrong for events other than the head. Somewhere in many cases.
         let scenario_at = (pause && ordering && s.p.chance(45))
             .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
+        // A policy changed while a retry waits (`policy.no-reschedule`), in half the cases; and,
+        // outside brief mode, a retry due at the very edge of `op.ts-range`
+        // (`retry.beyond-range`). Drawn after everything above, and only with the roadmap.
+        let policy_at = (policy && s.p.chance(50))
+            .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
+        let edge_at = (roadmap && !brief && s.p.chance(20))
+            .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
         while s.ops.len() < len {
             if scenario_at.is_some_and(|at| s.ops.len() >= at) && !s.scenario_done {
                 s.pause_scenario(endpoints);
+                continue;
+            }
+            if policy_at.is_some_and(|at| s.ops.len() >= at) && !s.policy_done {
+                s.policy_scenario(endpoints, ordering);
+                continue;
+            }
+            if edge_at.is_some_and(|at| s.ops.len() >= at) && !s.edge_done {
+                s.edge_scenario();
+                continue;
+            }
+            if roadmap && s.p.chance(15) {
+                let op = s.roadmap_op();
+                s.push(op);
                 continue;
             }
             let op = match s.p.below(100) {
@@ -104,13 +159,24 @@ impl Generator {
 impl State {
     fn push(&mut self, op: Value) {
         let result = self.shadow.step(&op);
-        if result == json!("queued")
-            && let (Some(ep), Some(id)) = (
-                op.get(2).and_then(Value::as_str),
-                op.get(3).and_then(Value::as_str),
-            )
-        {
-            self.known.push((id.to_string(), ep.to_string()));
+        let endpoint = op.get(2).and_then(Value::as_str);
+        match (op.get(0).and_then(Value::as_str), endpoint, &result) {
+            (Some("enqueue"), Some(ep), Value::String(r)) if r == "queued" => {
+                if let Some(id) = op.get(3).and_then(Value::as_str) {
+                    self.known.push((id.to_string(), ep.to_string()));
+                }
+            }
+            (Some("register"), Some(ep), Value::Bool(true)) => {
+                self.registered.push(ep.to_string());
+            }
+            (Some("disable"), Some(ep), Value::Bool(true)) => {
+                self.disabled.insert(ep.to_string());
+            }
+            (Some("enable"), Some(ep), Value::Bool(true)) => {
+                self.disabled.remove(ep);
+                self.gone.retain(|g| g != ep);
+            }
+            _ => {}
         }
         for record in result
             .as_array()
@@ -118,20 +184,33 @@ impl State {
             .flatten()
             .filter_map(Value::as_str)
         {
+            // Attempt records end in `delivered`, `dead` or `retry at <due>`; the one other
+            // record, `"<endpoint> disabled"` (`gone.disable`), has no due time but says the
+            // endpoint's events are held from now on.
             if let Some(due) = record
-                .rsplit_once("retry at ")
+                .rsplit_once(" retry at ")
                 .and_then(|(_, d)| d.parse().ok())
             {
                 self.dues.push(due);
+            } else if let Some(ep) = record.strip_suffix(" disabled")
+                && !ep.contains(" #")
+            {
+                self.disabled.insert(ep.to_string());
+                if !self.gone.iter().any(|g| g == ep) {
+                    self.gone.push(ep.to_string());
+                }
             }
         }
         self.ops.push(op);
     }
 
-    /// Time moves on by a step that often lands on the boundaries of the retry schedule.
+    /// Time moves on by a step that often lands on the boundaries of the retry schedule. It
+    /// stops at the largest valid `ts`, which only a roadmap sequence comes near (the edge
+    /// scenario), so every later operation still has a `ts` every reader holds exactly.
     fn advance(&mut self) -> i64 {
-        self.ts +=
+        let step =
             [0, 0, 1, 5, 29, 30, 31, 60, 119, 120, 240, 300, 301, 1000][self.p.below(14) as usize];
+        self.ts = self.ts.saturating_add(step).min(TS_LIMIT);
         self.ts
     }
 
@@ -198,8 +277,15 @@ impl State {
                 ep.clone(),
                 "https://x.example/hooks"
             ]));
+            // Without ordering no later event shares the endpoint: a policy that is to decide
+            // this event's retries from the first failure on is set now.
+            if self.policy && self.p.chance(40) {
+                let policy = self.valid_policy();
+                self.push(json!(["set_policy", ts, ep.clone(), policy]));
+            }
             ep
         };
+        let outcomes = self.entries(outcomes, &endpoint);
         json!(["enqueue", self.advance(), endpoint, id, outcomes])
     }
 
@@ -320,11 +406,18 @@ impl State {
 
     /// Invalid outcomes the brief fixes (`outcomes.valid`): empty, a status just outside the
     /// valid ranges alone or after valid ones, not a list, or holding a non-number; and, outside
-    /// brief mode, the clarification's booleans and whole floats (`outcomes.strict`).
+    /// brief mode, the clarification's booleans and whole floats (`outcomes.strict`). With Part
+    /// 5, invalid object entries too (`outcomes.objects`, and outside brief mode
+    /// `outcomes.objects-strict`); their forms come last, so the others keep their draws.
     fn bad_outcomes(&mut self) -> Value {
         let invalid = *self.p.pick(&INVALID_STATUSES).unwrap_or(&600);
         let forms = if self.brief { 5 } else { 7 };
-        match self.p.below(forms) {
+        let objects = match (self.retry_after, self.brief) {
+            (false, _) => 0,
+            (true, true) => 1,
+            (true, false) => 2,
+        };
+        match self.p.below(forms + objects) {
             0 => json!([]),
             1 => json!([invalid]),
             2 => {
@@ -350,16 +443,18 @@ impl State {
                 ])
                 .cloned()
                 .unwrap_or(Value::Null),
-            5 => self
+            5 if !self.brief => self
                 .p
                 .pick(&[json!([true]), json!([false]), json!([503, true])])
                 .cloned()
                 .unwrap_or(Value::Null),
-            _ => self
+            6 if !self.brief => self
                 .p
                 .pick(&[json!([200.0]), json!([503, 500.0]), json!([0.0])])
                 .cloned()
                 .unwrap_or(Value::Null),
+            k if k == forms => self.bad_object_outcomes(false),
+            _ => self.bad_object_outcomes(true),
         }
     }
 
@@ -506,6 +601,7 @@ mod tests {
         let g = all();
         let mut names = std::collections::BTreeSet::new();
         let (mut sixth, mut revived) = (false, false);
+        let mut depths = Depths::default();
         for i in 0..300 {
             let ops = g.case(1, i);
             assert!(ops.len() <= 40 + 40, "{}", ops.len());
@@ -520,17 +616,141 @@ mod tests {
             revived |= ops.iter().any(|o| o.get(3) == Some(&json!(true)))
                 && text.contains(" #1 ")
                 && text.contains("dead");
+            depths.add(&ops);
         }
         for n in crate::ops::names().chain(["frobnicate"]) {
             assert!(names.contains(n), "{n} never generated");
         }
         assert!(sixth, "no sixth attempt in 300 cases");
         assert!(revived);
+        // Each several times, so that a small change of the draws cannot lose one.
+        let Depths {
+            capped,
+            raised,
+            inside,
+            gone,
+            short_death,
+        } = depths;
+        assert!(capped >= 5, "{capped} waits capped at 2w by retry_after");
+        assert!(
+            raised >= 5,
+            "{raised} waits kept at w for a smaller retry_after"
+        );
+        assert!(inside >= 5, "{inside} waits of retry_after itself");
+        assert!(gone >= 5, "{gone} endpoints disabled by a 410");
+        assert!(
+            short_death >= 5,
+            "{short_death} deaths under fewer than 6 attempts"
+        );
+    }
+
+    /// Deep states of Parts 4 and 5 reached, counted over cases.
+    #[derive(Default, Debug)]
+    struct Depths {
+        /// Retries of a 429 or 503 whose `retry_after` was above 2w and whose wait was 2w.
+        capped: usize,
+        /// ... whose `retry_after` was below w and whose wait was w.
+        raised: usize,
+        /// ... whose `retry_after` was strictly between w and 2w, and the wait.
+        inside: usize,
+        /// `"<endpoint> disabled"` records (`gone.disable`).
+        gone: usize,
+        /// Retryable failures that died on the last attempt of a policy of fewer than 6.
+        short_death: usize,
+    }
+
+    impl Depths {
+        /// Replays `ops` on the reference, asking before each `process` for every endpoint's
+        /// policy in force, and reads its records against the policies and outcomes.
+        fn add(&mut self, ops: &[Value]) {
+            let mut session = Session::new();
+            let mut endpoints: Vec<String> = Vec::new();
+            // Event id: its endpoint and outcomes.
+            let mut events = std::collections::BTreeMap::new();
+            for op in ops {
+                let name = op.get(0).and_then(Value::as_str).unwrap_or("");
+                let policies: std::collections::BTreeMap<String, Value> = if name == "process" {
+                    endpoints
+                        .iter()
+                        .map(|ep| (ep.clone(), session.step(&json!(["policy", 0, ep]))))
+                        .collect()
+                } else {
+                    Default::default()
+                };
+                let result = session.step(op);
+                let text = |k: usize| op.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                match name {
+                    "register" if result == json!(true) => endpoints.push(text(2)),
+                    "enqueue" if result == json!("queued") => {
+                        events.insert(text(3), (text(2), op[4].clone()));
+                    }
+                    _ => {}
+                }
+                let Some(ts) = op
+                    .get(1)
+                    .and_then(Value::as_i64)
+                    .filter(|_| name == "process")
+                else {
+                    continue;
+                };
+                for record in result.as_array().into_iter().flatten() {
+                    let record = record.as_str().unwrap_or("");
+                    if record.ends_with(" disabled") && !record.contains(" #") {
+                        self.gone += 1;
+                        continue;
+                    }
+                    let words: Vec<&str> = record.splitn(4, ' ').collect();
+                    let [id, number, status, rest] = words[..] else {
+                        continue;
+                    };
+                    let n: usize = number.trim_start_matches('#').parse().unwrap_or(0);
+                    let status: i64 = status.parse().unwrap_or(-1);
+                    let Some((ep, outcomes)) = events.get(id) else {
+                        continue;
+                    };
+                    let Some(policy) = policies.get(ep) else {
+                        continue;
+                    };
+                    let nth = |list: &Value| {
+                        let list = list.as_array()?;
+                        list.get(n.checked_sub(1)?).or(list.last()).cloned()
+                    };
+                    let w = nth(&policy["waits"]).and_then(|w| w.as_i64()).unwrap_or(0);
+                    let attempts = policy["attempts"].as_i64().unwrap_or(0);
+                    let r = nth(outcomes).and_then(|e| e.get("retry_after")?.as_i64());
+                    let wait = rest
+                        .strip_prefix("retry at ")
+                        .and_then(|d| d.parse::<i64>().ok())
+                        .map(|due| due - ts);
+                    match (wait, r) {
+                        (Some(wait), Some(r)) if matches!(status, 429 | 503) => {
+                            self.capped += usize::from(r > 2 * w && wait == 2 * w);
+                            self.raised += usize::from(r < w && wait == w);
+                            self.inside += usize::from(r > w && r < 2 * w && wait == r);
+                        }
+                        (None, _) => {
+                            let retryable = matches!(status, 0 | 408 | 429 | 500..=599);
+                            self.short_death += usize::from(
+                                rest == "dead" && retryable && attempts < 6 && n as i64 == attempts,
+                            );
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
     }
 
     #[test]
     fn draws_boundary_values_and_pauses_blocked_events() {
-        let g = all();
+        // The brief's parts: their sequences are the same with or without the roadmap (see
+        // `the_briefs_parts_get_the_sequences_they_got_before_the_roadmap`), and the roadmap's
+        // own operations would only thin these draws out.
+        let g = Generator {
+            max_ops: 40,
+            parts: vec![Part::Retries, Part::Ordering, Part::Pause],
+            brief_only: false,
+        };
         let (mut statuses, mut ts) = (std::collections::BTreeSet::new(), Vec::new());
         let mut held_behind = 0;
         for i in 0..500 {
@@ -588,6 +808,72 @@ mod tests {
             let ops = g.case(9, i);
             let case = super::super::adhoc_case("x", &ops, false);
             assert!(super::super::in_brief_domain(&case), "{ops:?}");
+        }
+    }
+
+    /// FNV-1a of the JSON text of cases 0..300 of seeds 1 to 3: a fingerprint of what a
+    /// generator makes.
+    fn digest(g: &Generator) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for seed in [1, 2, 3] {
+            for i in 0..300 {
+                let text = Value::Array(g.case(seed, i)).to_string();
+                for b in text.bytes() {
+                    h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+                }
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn the_briefs_parts_get_the_sequences_they_got_before_the_roadmap() {
+        // Fingerprints taken before the roadmap's operations existed (commit f32f5fa): a seed
+        // given with a finding against an implementation of the brief's parts still finds it.
+        use Part::{Ordering, Pause, Retries};
+        let three = vec![Retries, Ordering, Pause];
+        for (parts, brief_only, max_ops, expected) in [
+            (three.clone(), false, 40, 0xa88e_c87d_2068_ea19_u64),
+            (three.clone(), true, 40, 0x1893_5b16_f5d4_7657),
+            (vec![Retries], false, 40, 0xbf74_eb52_479d_06ed),
+            (vec![Retries, Pause], true, 40, 0x7177_266a_c622_d003),
+            (three.clone(), false, 120, 0xba19_9fb3_77f5_5986),
+            (three, true, 120, 0x3462_85ec_d09a_8101),
+            (vec![Retries], false, 120, 0x1c0b_dda2_deb3_3796),
+            (vec![Retries, Pause], true, 120, 0x9d8a_af81_77e3_48e6),
+        ] {
+            let g = Generator {
+                max_ops,
+                parts: parts.clone(),
+                brief_only,
+            };
+            assert_eq!(
+                digest(&g),
+                expected,
+                "{parts:?}, brief {brief_only}, max_ops {max_ops}: the sequences changed"
+            );
+        }
+    }
+
+    #[test]
+    fn the_briefs_parts_never_get_the_roadmaps_operations() {
+        for brief_only in [false, true] {
+            let g = Generator {
+                max_ops: 60,
+                parts: vec![Part::Retries, Part::Ordering, Part::Pause],
+                brief_only,
+            };
+            for i in 0..300 {
+                for op in g.case(11, i) {
+                    let name = op.get(0).and_then(Value::as_str);
+                    assert!(!matches!(name, Some("set_policy" | "policy")), "{op}");
+                    let objects = op
+                        .get(4)
+                        .and_then(Value::as_array)
+                        .is_some_and(|l| l.iter().any(Value::is_object));
+                    assert!(!(name == Some("enqueue") && objects), "{op}");
+                }
+            }
         }
     }
 

@@ -113,6 +113,37 @@ pub fn in_brief_domain(case: &Case) -> bool {
     case.steps
         .iter()
         .all(|s| matches!(clarification_behind(s), None | Some("pause.results")))
+        && !sets_policy_while_disabled(case)
+}
+
+/// Whether a step sets a policy on a disabled endpoint: what follows is only a clarification's
+/// (`policy.while-disabled`). Shrinking can get there from a brief-only sequence by dropping
+/// the `enable` in between, so it is told from the steps, not from how they were generated.
+fn sets_policy_while_disabled(case: &Case) -> bool {
+    let mut disabled = std::collections::BTreeSet::new();
+    for step in &case.steps {
+        let name = step.op.get(0).and_then(Value::as_str);
+        let endpoint = step.op.get(2).and_then(Value::as_str).unwrap_or("");
+        match (name, &step.expect) {
+            (Some("disable"), Value::Bool(true)) => {
+                disabled.insert(endpoint.to_string());
+            }
+            (Some("enable"), Value::Bool(true)) => {
+                disabled.remove(endpoint);
+            }
+            (Some("set_policy"), Value::Bool(true)) if disabled.contains(endpoint) => {
+                return true;
+            }
+            _ => {}
+        }
+        // `gone.disable`: a 410 under `disable_on_gone` disables its endpoint.
+        for record in step.expect.as_array().into_iter().flatten() {
+            if let Some(ep) = record.as_str().and_then(|r| r.strip_suffix(" disabled")) {
+                disabled.insert(ep.to_string());
+            }
+        }
+    }
+    false
 }
 
 enum Run {
@@ -400,6 +431,33 @@ impl Finding {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_policy_set_while_disabled_is_outside_the_brief() {
+        let ops = |middle: Vec<Value>| {
+            let mut ops = vec![
+                json!(["register", 0, "a", "u"]),
+                json!(["set_policy", 0, "a", {"attempts": 2, "waits": [5], "disable_on_gone": true}]),
+                json!(["enqueue", 0, "a", "e1", [410]]),
+                json!(["process", 0]),
+            ];
+            ops.extend(middle);
+            ops.push(json!(["set_policy", 1, "a", null]));
+            ops
+        };
+        assert!(!in_brief_domain(&adhoc_case("x", &ops(vec![]), true)));
+        let enabled = ops(vec![json!(["enable", 1, "a", false])]);
+        assert!(in_brief_domain(&adhoc_case("x", &enabled, true)));
+        let paused = vec![
+            json!(["register", 0, "b", "u"]),
+            json!(["disable", 0, "b"]),
+            json!(["set_policy", 0, "b", {"attempts": 0, "waits": [5]}]),
+        ];
+        assert!(in_brief_domain(&adhoc_case("x", &paused, true)), "rejected");
+        let mut accepted = paused.clone();
+        accepted[2] = json!(["set_policy", 0, "b", null]);
+        assert!(!in_brief_domain(&adhoc_case("x", &accepted, true)));
+    }
 
     #[test]
     fn a_deadline_beyond_the_clock_is_a_year_away() {

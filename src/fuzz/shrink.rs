@@ -1,6 +1,7 @@
 //! Delta debugging of a failing operation sequence: drop operations (halves down to single
-//! ones), shorten outcome lists, give statuses their class's plainest value, pull timestamps
-//! back to the previous operation's, and rename ids, keeping each change that still fails.
+//! ones), shorten outcome lists, give statuses their class's plainest value (and object entries
+//! their bare status), shorten policies, pull timestamps back to the previous operation's, and
+//! rename ids, keeping each change that still fails.
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ pub fn shrink(
         ops = drop_operations(ops, fails, deadline);
         ops = simplify_each(ops, fails, deadline, shorter_outcomes);
         ops = simplify_each(ops, fails, deadline, plainer_statuses);
+        ops = simplify_each(ops, fails, deadline, plainer_policies);
         ops = simplify_each(ops, fails, deadline, earlier_ts);
         ops = shift_tails(ops, fails, deadline);
         ops = try_whole(ops, fails, rename_ids);
@@ -121,13 +123,20 @@ fn shorter_outcomes(ops: &[Value], i: usize) -> Vec<Value> {
     out
 }
 
-/// Each status replaced by its class's plainest value: 200, 500 or 404.
+/// Each status replaced by its class's plainest value: 200, 500 or 404; an object entry
+/// (`outcomes.objects`) by its bare status first.
 fn plainer_statuses(ops: &[Value], i: usize) -> Vec<Value> {
     let Some(list) = outcomes_of(&ops[i]) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for (k, status) in list.iter().enumerate() {
+        if let Some(bare) = status.get("status").filter(|s| s.is_i64()) {
+            let mut plainer = list.clone();
+            plainer[k] = bare.clone();
+            out.push(with_outcomes(&ops[i], plainer));
+            continue;
+        }
         let plain = match status.as_i64() {
             Some(200..=299) => 200,
             Some(0 | 408 | 429 | 500..=599) => 500,
@@ -139,6 +148,40 @@ fn plainer_statuses(ops: &[Value], i: usize) -> Vec<Value> {
             plainer[k] = json!(plain);
             out.push(with_outcomes(&ops[i], plainer));
         }
+    }
+    out
+}
+
+/// A policy (`set_policy`) with fewer waits, or without `disable_on_gone`.
+fn plainer_policies(ops: &[Value], i: usize) -> Vec<Value> {
+    let op = &ops[i];
+    let Some(policy) = (op.get(0).and_then(Value::as_str) == Some("set_policy"))
+        .then(|| op.get(3).and_then(Value::as_object))
+        .flatten()
+    else {
+        return Vec::new();
+    };
+    let with_policy = |p: serde_json::Map<String, Value>| {
+        let mut op = op.clone();
+        if let Some(slot) = op.get_mut(3) {
+            *slot = Value::Object(p);
+        }
+        op
+    };
+    let mut out = Vec::new();
+    if policy.contains_key("disable_on_gone") {
+        let mut p = policy.clone();
+        p.remove("disable_on_gone");
+        out.push(with_policy(p));
+    }
+    let waits = policy.get("waits").and_then(Value::as_array);
+    for cut in 1..waits.map_or(0, Vec::len) {
+        let mut p = policy.clone();
+        p.insert(
+            "waits".to_string(),
+            Value::Array(waits.map(|w| w[..cut].to_vec()).unwrap_or_default()),
+        );
+        out.push(with_policy(p));
     }
     out
 }
@@ -221,7 +264,9 @@ fn rename_ids(ops: &[Value]) -> Vec<Value> {
             let mut op = op.clone();
             let name = op.get(0).and_then(Value::as_str).unwrap_or("").to_string();
             let (endpoint_at, event_at) = match name.as_str() {
-                "register" | "disable" | "enable" => (Some(2), None),
+                "register" | "disable" | "enable" | "dead_letters" | "set_policy" | "policy" => {
+                    (Some(2), None)
+                }
                 "enqueue" => (Some(2), Some(3)),
                 "status" => (None, Some(2)),
                 _ => (None, None),
@@ -295,5 +340,40 @@ mod tests {
         assert_eq!(renamed[1], json!(["enqueue", 0, "a", "e1", [200]]));
         assert_eq!(renamed[2], json!(["status", 0, "e1"]));
         assert_eq!(renamed[3], json!(["disable", 0, "a"]));
+        let ops = vec![
+            json!(["register", 0, "shop", "u"]),
+            json!(["set_policy", 0, "shop", null]),
+            json!(["policy", 0, "shop"]),
+            json!(["dead_letters", 0, "shop"]),
+        ];
+        assert!(rename_ids(&ops)[1..].iter().all(|op| op[2] == json!("a")));
+    }
+
+    #[test]
+    fn objects_become_bare_statuses_and_policies_shorter() {
+        let ops = vec![json!([
+            "enqueue",
+            0,
+            "a",
+            "e1",
+            [{"status": 503, "retry_after": 90}, 200]
+        ])];
+        assert_eq!(
+            plainer_statuses(&ops, 0)[0],
+            json!(["enqueue", 0, "a", "e1", [503, 200]])
+        );
+        let ops = vec![json!([
+            "set_policy",
+            0,
+            "a",
+            {"attempts": 3, "waits": [10, 20, 30], "disable_on_gone": true}
+        ])];
+        let plainer = plainer_policies(&ops, 0);
+        assert_eq!(
+            plainer[0],
+            json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10, 20, 30]}])
+        );
+        assert_eq!(plainer[1][3]["waits"], json!([10]));
+        assert_eq!(plainer.len(), 3);
     }
 }

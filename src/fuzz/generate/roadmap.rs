@@ -1,0 +1,862 @@
+//! The roadmap's operations (spec sections 11 and 12), for an implementation that declares
+//! Part 4 (`policy`) or Part 5 (`retry-after`): policies set, reset and queried, also while a
+//! retry waits; outcome lists mixing statuses and objects whose `retry_after` lies below, inside
+//! and above the clamp's range [w, 2w]; 410s under `disable_on_gone` true and false; the invalid
+//! policies and objects whose results the roadmap fixes; and, outside brief mode, the
+//! clarifications' forms and retries due at the edge of `op.ts-range` (`retry.beyond-range`).
+//!
+//! Nothing here is called, and so nothing here draws, for an implementation of the brief's
+//! three parts alone.
+
+use super::{ENDPOINTS, State, TS_LIMIT};
+use serde_json::{Value, json};
+
+/// `policy.valid`, `outcomes.objects`: the longest wait and the largest `retry_after`, 30 days.
+const MAX_WAIT: i64 = 2_592_000;
+/// The default policy's waits (`policy.default`), for an endpoint the shadow has no policy of.
+const DEFAULT_WAITS: [i64; 5] = [30, 60, 120, 240, 300];
+/// Waits of generated policies. Mostly short, so that retries come due within a case.
+const SHORT_WAITS: [i64; 12] = [1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 100, 120];
+/// Around the brief's 300-second cap, which belongs to the default policy only
+/// (`policy.in-force`): another policy may wait longer.
+const LONG_WAITS: [i64; 6] = [240, 299, 300, 301, 600, 1000];
+/// Hours to the 30-day limit: such a retry is rarely reached, but its due time is still checked.
+const HUGE_WAITS: [i64; 4] = [3600, 86_400, 604_800, MAX_WAIT];
+
+impl State {
+    /// A roadmap operation in place of one of the brief's.
+    pub(super) fn roadmap_op(&mut self) -> Value {
+        // `gone.disable`: `enable` resumes an endpoint a 410 disabled. Without it, its held
+        // events (and the event that died, with replay) would never be attempted again.
+        if self.pause && !self.gone.is_empty() && self.p.chance(60) {
+            let at = self.p.below(self.gone.len() as u64) as usize;
+            let ep = self.gone.swap_remove(at);
+            let replay = self.p.chance(50);
+            return json!(["enable", self.advance(), ep, replay]);
+        }
+        // Invalid object entries, more often than `malformed` alone would give them. For an
+        // endpoint that exists: whether outcomes or the endpoint are checked first is only a
+        // clarification's (`op.error-precedence`).
+        if self.retry_after && self.p.chance(10) {
+            let ep = self.p.pick(&self.registered).cloned();
+            if let Some(ep) = ep {
+                self.events += 1;
+                let id = format!("bad{}", self.events);
+                let strict = !self.brief && self.p.chance(30);
+                let outcomes = self.bad_object_outcomes(strict);
+                return json!(["enqueue", self.ts, ep, id, outcomes]);
+            }
+        }
+        if !self.policy {
+            return self.process();
+        }
+        let ts = self.ts;
+        match self.p.below(100) {
+            0..=34 => {
+                let ep = self.policy_endpoint();
+                if !self.may_set_policy(&ep) {
+                    return json!(["policy", ts, ep]);
+                }
+                let policy = self.valid_policy();
+                json!(["set_policy", ts, ep, policy])
+            }
+            // `policy.default`: back to the brief's schedule.
+            35..=42 => {
+                let ep = self.policy_endpoint();
+                if !self.may_set_policy(&ep) {
+                    return json!(["policy", ts, ep]);
+                }
+                json!(["set_policy", ts, ep, null])
+            }
+            43..=62 => {
+                let ep = self.policy_endpoint();
+                json!(["policy", ts, ep])
+            }
+            63..=84 => {
+                // Rejected whatever the endpoint's state (`policy.set-errors`), so any endpoint.
+                let ep = self.policy_endpoint();
+                let policy = self.bad_policy();
+                json!(["set_policy", ts, ep, policy])
+            }
+            _ => self.policy_call_error(),
+        }
+    }
+
+    /// Whether `set_policy` on `ep` stays where the generator's mode allows: brief mode sets no
+    /// policy on a disabled endpoint, whose result only a clarification fixes
+    /// (`policy.while-disabled`).
+    fn may_set_policy(&self, ep: &str) -> bool {
+        !self.brief || !self.disabled.contains(ep)
+    }
+
+    /// An endpoint for `set_policy` or `policy`: a registered one, or now and then one that is
+    /// not, whose result the roadmap fixes (`policy.set-errors`, `policy.get`), so brief mode
+    /// draws it too.
+    fn policy_endpoint(&mut self) -> String {
+        match self.p.pick(&self.registered) {
+            Some(ep) if !self.p.chance(4) => ep.clone(),
+            _ => "zz".to_string(),
+        }
+    }
+
+    fn wait_pick(&mut self) -> i64 {
+        let from: &[i64] = match self.p.below(10) {
+            0..=5 => &SHORT_WAITS,
+            6 | 7 => &LONG_WAITS,
+            8 => &HUGE_WAITS,
+            // Anything up to ten minutes, off the round numbers above.
+            _ => return 1 + self.p.below(600) as i64,
+        };
+        *self.p.pick(from).unwrap_or(&30)
+    }
+
+    /// A valid policy (`policy.valid`): mostly 1 to 10 attempts, so deaths come before and after
+    /// the default's sixth; 1 to 5 waits; with Part 5, `disable_on_gone` absent, true or false.
+    pub(super) fn valid_policy(&mut self) -> Value {
+        let attempts = match self.p.below(10) {
+            // One attempt: every retryable failure is a death.
+            0 => 1,
+            // The bounds, and the default's count and one more.
+            1 => *self.p.pick(&[2, 100, 6, 7]).unwrap_or(&2),
+            _ => 1 + self.p.below(10) as i64,
+        };
+        let waits: Vec<i64> = (0..1 + self.p.below(5)).map(|_| self.wait_pick()).collect();
+        let mut policy = json!({"attempts": attempts, "waits": waits});
+        if self.retry_after {
+            let flag = match self.p.below(20) {
+                0..=6 => None,
+                7..=14 => Some(true),
+                _ => Some(false),
+            };
+            if let (Some(flag), Some(map)) = (flag, policy.as_object_mut()) {
+                map.insert("disable_on_gone".to_string(), json!(flag));
+            }
+        }
+        policy
+    }
+
+    /// An invalid policy (`policy.valid`, `gone.policy-key`), each with one fault: out of range,
+    /// empty or missing, an unknown key, not an object, a value of the wrong type; outside brief
+    /// mode also the integers only `policy.strict` rejects (booleans, whole numbers written
+    /// with a fraction).
+    fn bad_policy(&mut self) -> Value {
+        let mut forms: Vec<u64> = vec![0, 1, 2, 3, 4, 5];
+        if self.retry_after {
+            forms.push(6);
+        }
+        if !self.brief {
+            forms.push(7);
+        }
+        let mut policy = self.valid_policy();
+        let form = self.p.pick(&forms).copied().unwrap_or(0);
+        let Some(map) = policy.as_object_mut() else {
+            return Value::Null;
+        };
+        match form {
+            0 => {
+                let attempts = *self
+                    .p
+                    .pick(&[0_i64, 101, -1, 1000, 4_294_967_297])
+                    .unwrap_or(&0);
+                map.insert("attempts".to_string(), json!(attempts));
+            }
+            1 => {
+                let mut waits: Vec<i64> = map
+                    .get("waits")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_i64)
+                    .collect();
+                if self.p.chance(25) {
+                    waits.clear();
+                } else {
+                    let bad = *self.p.pick(&[0, -1, MAX_WAIT + 1, 1 << 40]).unwrap_or(&0);
+                    let at = self.p.below(waits.len() as u64 + 1) as usize;
+                    waits.insert(at, bad);
+                }
+                map.insert("waits".to_string(), json!(waits));
+            }
+            2 => match self.p.below(3) {
+                0 => {
+                    map.remove("attempts");
+                }
+                1 => {
+                    map.remove("waits");
+                }
+                _ => map.clear(),
+            },
+            3 => {
+                // A key of no part: a misspelling, or another part's word. (`disable_on_gone`
+                // is one only with Part 5, and then valid: `policy.strict`.)
+                let key = *self
+                    .p
+                    .pick(&["Attempts", "wait", "max_attempts", "retry_after", ""])
+                    .unwrap_or(&"wait");
+                map.insert(key.to_string(), json!(5));
+            }
+            4 => {
+                return self
+                    .p
+                    .pick(&[
+                        json!([3, [10]]),
+                        json!([]),
+                        json!("default"),
+                        json!("null"),
+                        json!(5),
+                        json!(true),
+                    ])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+            }
+            5 => {
+                // Each value is the wrong type for the key it goes with.
+                let (key, value) = self
+                    .p
+                    .pick(&[
+                        ("attempts", json!("3")),
+                        ("attempts", json!(null)),
+                        ("attempts", json!([3])),
+                        ("attempts", json!({"n": 3})),
+                        ("waits", json!(30)),
+                        ("waits", json!("30")),
+                        ("waits", json!(null)),
+                        ("waits", json!({"0": 30})),
+                        ("waits", json!([null])),
+                        ("waits", json!(["30"])),
+                        ("waits", json!([[30]])),
+                    ])
+                    .cloned()
+                    .unwrap_or(("attempts", Value::Null));
+                map.insert(key.to_string(), value);
+            }
+            6 => {
+                let flag = self
+                    .p
+                    .pick(&[
+                        json!(1),
+                        json!(0),
+                        json!("true"),
+                        json!(null),
+                        json!([true]),
+                    ])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                map.insert("disable_on_gone".to_string(), flag);
+            }
+            _ => {
+                let (key, value) = self
+                    .p
+                    .pick(&[
+                        ("attempts", json!(true)),
+                        ("attempts", json!(3.0)),
+                        ("waits", json!([true])),
+                        ("waits", json!([30.0])),
+                        ("waits", json!([30, 60.0])),
+                    ])
+                    .cloned()
+                    .unwrap_or(("attempts", Value::Null));
+                map.insert(key.to_string(), value);
+            }
+        }
+        policy
+    }
+
+    /// `set_policy` and `policy` with the wrong number of arguments, a `ts` that is not an
+    /// integer, a non-string endpoint id, or (`policy.set-errors`) an invalid policy for an
+    /// unknown endpoint or after a non-string id: one fault each, or the faults whose order the
+    /// roadmap fixes; outside brief mode also faults whose order only `op.error-precedence` fixes.
+    fn policy_call_error(&mut self) -> Value {
+        let ts = self.ts;
+        let ep = self.policy_endpoint();
+        // Drawn first and built after: most forms need no policy.
+        let forms = if self.brief { 12 } else { 16 };
+        match self.p.below(forms) {
+            0 => json!(["set_policy", ts, ep]),
+            1 => json!(["set_policy", ts]),
+            2 => {
+                let good = self.valid_policy();
+                json!(["set_policy", ts, ep, good.clone(), good])
+            }
+            3 => json!(["policy", ts]),
+            4 => json!(["policy", ts, ep.clone(), ep]),
+            5 => json!(["set_policy", ts, 7, self.valid_policy()]),
+            6 => json!(["set_policy", ts, null, self.bad_policy()]),
+            7 => json!(["set_policy", ts, "zz", self.bad_policy()]),
+            8 => json!(["policy", ts, 7]),
+            9 => json!(["policy", ts, ["a"]]),
+            10 => json!(["policy", format!("{ts}"), ep]),
+            11 => json!(["set_policy", ts as f64 + 0.5, ep, self.valid_policy()]),
+            // Clarifications from here on.
+            12 => json!(["set_policy", ts, 7]),
+            13 => json!(["policy", true, ep]),
+            14 => json!(["set_policy", TS_LIMIT + 1, ep, self.valid_policy()]),
+            _ => json!(["policy", "x", 7, 8]),
+        }
+    }
+
+    /// The waits of `endpoint`'s policy in force, as the shadow holds it (`policy.get`), read
+    /// from its dispatcher rather than through a `policy` operation: this runs for every
+    /// enqueue, and a JSON round trip would cost more than the rest of the draw.
+    fn waits_of(&self, endpoint: &str) -> Vec<i64> {
+        match self.shadow.dispatcher().policy(endpoint) {
+            Ok(policy) => policy.waits().iter().map(|w| i64::from(*w)).collect(),
+            Err(_) => DEFAULT_WAITS.to_vec(),
+        }
+    }
+
+    /// The outcomes of an event of `endpoint`: `statuses` as the brief's generator drew them,
+    /// or with Part 5 now and then a list of the statuses Part 5 is about, and with some
+    /// entries as objects (`outcomes.objects`).
+    pub(super) fn entries(&mut self, statuses: Vec<i64>, endpoint: &str) -> Value {
+        if !self.retry_after {
+            return json!(statuses);
+        }
+        let statuses = if self.p.chance(40) {
+            self.roadmap_statuses()
+        } else {
+            statuses
+        };
+        // Entry k decides attempt k + 1, whose wait is the policy's k-th (`policy.in-force`).
+        // The policy may change before that attempt fails: then the value lands elsewhere
+        // relative to the clamp's range, which is as good a test.
+        let waits = self.waits_of(endpoint);
+        let entries = statuses
+            .iter()
+            .enumerate()
+            .map(|(k, status)| {
+                let w = waits.get(k).or(waits.last()).copied().unwrap_or(30);
+                self.entry(*status, w)
+            })
+            .collect();
+        Value::Array(entries)
+    }
+
+    /// Statuses where Part 5 changes something: throttled or unavailable (429, 503) runs, gone
+    /// (410) alone or after retries, other permanent failures (which disable nothing whatever
+    /// the policy, `gone.default`), and mixes.
+    fn roadmap_statuses(&mut self) -> Vec<i64> {
+        match self.p.below(6) {
+            0 | 1 => {
+                let mut v: Vec<i64> = (0..1 + self.p.below(6))
+                    .map(|_| *self.p.pick(&[429, 503]).unwrap_or(&503))
+                    .collect();
+                if self.p.chance(60) {
+                    v.push(*self.p.pick(&[200, 404, 500, 410]).unwrap_or(&200));
+                }
+                v
+            }
+            2 => vec![410],
+            3 => vec![*self.p.pick(&[503, 429, 500, 0]).unwrap_or(&503), 410],
+            4 => vec![*self.p.pick(&[404, 400, 409, 301, 100, 499]).unwrap_or(&404)],
+            _ => (0..1 + self.p.below(4))
+                .map(|_| {
+                    *self
+                        .p
+                        .pick(&[0, 408, 429, 500, 503, 599, 410, 200])
+                        .unwrap_or(&503)
+                })
+                .collect(),
+        }
+    }
+
+    /// One outcomes entry for `status` on an attempt whose policy wait is `w`: a plain status,
+    /// `{"status": S}`, or `{"status": S, "retry_after": R}`. `retry_after` matters on 429 and
+    /// 503 (`retry-after.wait`), so it is there most often; on any other status it must change
+    /// nothing (`retry-after.ignored`).
+    fn entry(&mut self, status: i64, w: i64) -> Value {
+        let (object, with_retry_after) = match status {
+            429 | 503 => (self.p.chance(80), self.p.chance(85)),
+            0 | 408 | 500..=599 => (self.p.chance(30), self.p.chance(80)),
+            _ => (self.p.chance(15), self.p.chance(50)),
+        };
+        if !object {
+            return json!(status);
+        }
+        if !with_retry_after {
+            return json!({"status": status});
+        }
+        let r = self.retry_after_near(w);
+        // Keys in either order: an object's keys have none.
+        if self.p.chance(20) {
+            json!({"retry_after": r, "status": status})
+        } else {
+            json!({"status": status, "retry_after": r})
+        }
+    }
+
+    /// A `retry_after` around `w`'s clamp range [w, 2w]: below it (0 included), at and next to
+    /// its bounds, inside, above, and the largest valid value.
+    fn retry_after_near(&mut self, w: i64) -> i64 {
+        let r = match self.p.below(12) {
+            0 => 0,
+            1 => w / 2,
+            2 => w - 1,
+            3 => w,
+            4 => w + 1,
+            5 => w + w / 2,
+            6 => 2 * w - 1,
+            7 => 2 * w,
+            8 => 2 * w + 1,
+            9 => 3 * w,
+            10 => MAX_WAIT,
+            _ => self.p.below(4 * w.max(1) as u64 + 1) as i64,
+        };
+        r.clamp(0, MAX_WAIT)
+    }
+
+    /// Outcomes with one invalid object entry among valid ones (`outcomes.objects`): a key not
+    /// its own, no `status`, a value out of range or of the wrong type. `strict`: the entries
+    /// only `outcomes.objects-strict` rejects, booleans and whole numbers with a fraction.
+    pub(super) fn bad_object_outcomes(&mut self, strict: bool) -> Value {
+        // As text, parsed once picked: most are never used in a call, and the text keeps the
+        // spelling of `45.0` as written.
+        const BRIEF: [&str; 18] = [
+            r#"{"status": 503, "retry_after": -1}"#,
+            r#"{"status": 503, "retry_after": 2592001}"#,
+            r#"{"status": 429, "retry_after": 1099511627776}"#,
+            r#"{"status": 503, "Retry-After": 30}"#,
+            r#"{"status": 503, "wait": 30}"#,
+            r#"{"retry_after": 30}"#,
+            r#"{}"#,
+            r#"{"status": 600}"#,
+            r#"{"status": -1, "retry_after": 5}"#,
+            r#"{"status": 99}"#,
+            r#"{"status": "503"}"#,
+            r#"{"status": null}"#,
+            r#"{"status": [503]}"#,
+            r#"{"status": {"code": 503}}"#,
+            r#"{"status": 503, "retry_after": "30"}"#,
+            r#"{"status": 503, "retry_after": null}"#,
+            r#"{"status": 503, "retry_after": [30]}"#,
+            r#"{"status": 503, "retry_after": {"s": 30}}"#,
+        ];
+        const STRICT: [&str; 5] = [
+            r#"{"status": true}"#,
+            r#"{"status": 503, "retry_after": true}"#,
+            r#"{"status": 503.0}"#,
+            r#"{"status": 429, "retry_after": 45.0}"#,
+            r#"{"status": 503, "retry_after": 45.5}"#,
+        ];
+        let from: &[&str] = if strict { &STRICT } else { &BRIEF };
+        let text = self.p.pick(from).copied().unwrap_or("{}");
+        let bad = serde_json::from_str(text).unwrap_or(Value::Null);
+        let mut entries: Vec<Value> = (0..self.p.below(3))
+            .map(|_| {
+                let status = self.status_pick();
+                self.entry(status, 30)
+            })
+            .collect();
+        let at = self.p.below(entries.len() as u64 + 1) as usize;
+        entries.insert(at, bad);
+        Value::Array(entries)
+    }
+
+    /// An event fails with a retryable status and its retry is scheduled; then the endpoint's
+    /// policy changes while the retry waits (`policy.no-reschedule`): often to fewer attempts
+    /// than already made, or back to the default; outside brief mode sometimes while the
+    /// endpoint is disabled (`policy.while-disabled`). Processing goes on at the due times.
+    pub(super) fn policy_scenario(&mut self, endpoints: usize, ordering: bool) {
+        self.policy_done = true;
+        let ep = self.scenario_endpoint(endpoints, ordering);
+        if self.retry_after && self.p.chance(35) {
+            self.gone_scenario(ep, ordering);
+            return;
+        }
+        if self.may_set_policy(&ep) && self.p.chance(60) {
+            let policy = self.valid_policy();
+            self.push(json!(["set_policy", self.ts, ep.clone(), policy]));
+        }
+        let first = *self.p.pick(&[503, 429, 500, 0, 408]).unwrap_or(&503);
+        let statuses = match self.p.below(3) {
+            0 => vec![first],
+            1 => {
+                let mut v = vec![first; 2 + self.p.below(4) as usize];
+                v.push(200);
+                v
+            }
+            _ => vec![first, first, 404],
+        };
+        self.events += 1;
+        let id = format!("q{}", self.events);
+        let outcomes = self.entries(statuses, &ep);
+        self.push(json!([
+            "enqueue",
+            self.ts,
+            ep.clone(),
+            id.clone(),
+            outcomes
+        ]));
+        for _ in 0..1 + self.p.below(3) {
+            let p = self.process();
+            self.push(p);
+        }
+        let made = self
+            .shadow
+            .step(&json!(["status", self.ts, id.clone()]))
+            .get("attempts")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let paused = self.pause && !self.brief && !self.disabled.contains(&ep) && self.p.chance(30);
+        if paused {
+            self.push(json!(["disable", self.ts, ep.clone()]));
+        }
+        let policy = match self.p.below(4) {
+            0 => Value::Null,
+            // As many attempts as made so far or fewer: the scheduled retry is still made.
+            1 => {
+                let attempts = 1 + self.p.below(made.max(1) as u64) as i64;
+                let waits: Vec<i64> = (0..1 + self.p.below(3)).map(|_| self.wait_pick()).collect();
+                json!({"attempts": attempts, "waits": waits})
+            }
+            _ => self.valid_policy(),
+        };
+        if self.may_set_policy(&ep) {
+            self.push(json!(["set_policy", self.ts, ep.clone(), policy]));
+        }
+        if self.p.chance(40) {
+            self.push(json!(["policy", self.ts, ep.clone()]));
+        }
+        if paused {
+            let replay = self.p.chance(50);
+            let enable = json!(["enable", self.advance(), ep.clone(), replay]);
+            self.push(enable);
+        }
+        for _ in 0..1 + self.p.below(4) {
+            let p = self.process();
+            self.push(p);
+        }
+        if self.p.chance(60) {
+            self.push(json!(["status", self.ts, id]));
+        }
+    }
+
+    /// One of the endpoints registered at the start, or without ordering a fresh one.
+    fn scenario_endpoint(&mut self, endpoints: usize, ordering: bool) -> String {
+        if ordering {
+            ENDPOINTS[self.p.below(endpoints as u64) as usize].to_string()
+        } else {
+            self.events += 1;
+            let ep = format!("x{}", self.events);
+            let register = json!(["register", self.ts, ep.clone(), "https://x.example/hooks"]);
+            self.push(register);
+            ep
+        }
+    }
+
+    /// A head answered 410 under `disable_on_gone` (mostly true: `gone.disable`; else
+    /// `gone.default`), with events behind it that the disabling holds; they are queried, the
+    /// endpoint is enabled again (with or without replay) and processing goes on.
+    fn gone_scenario(&mut self, ep: String, ordering: bool) {
+        if self.may_set_policy(&ep) {
+            let mut policy = self.valid_policy();
+            if let Some(map) = policy.as_object_mut() {
+                map.insert("disable_on_gone".to_string(), json!(self.p.chance(75)));
+            }
+            self.push(json!(["set_policy", self.ts, ep.clone(), policy]));
+        }
+        let head = match self.p.below(4) {
+            0 | 1 => vec![410],
+            2 => vec![*self.p.pick(&[503, 429, 500]).unwrap_or(&503), 410],
+            // Another permanent failure disables nothing, whatever the policy.
+            _ => vec![*self.p.pick(&[404, 400, 409, 301]).unwrap_or(&404)],
+        };
+        let mut ids = Vec::new();
+        let behind = if ordering { 1 + self.p.below(3) } else { 0 };
+        for k in 0..=behind {
+            let statuses = if k == 0 {
+                head.clone()
+            } else {
+                self.outcomes()
+            };
+            self.events += 1;
+            let id = format!("g{}", self.events);
+            let outcomes = self.entries(statuses, &ep);
+            self.push(json!([
+                "enqueue",
+                self.ts,
+                ep.clone(),
+                id.clone(),
+                outcomes
+            ]));
+            ids.push(id);
+        }
+        for _ in 0..1 + self.p.below(2) {
+            let p = self.process();
+            self.push(p);
+        }
+        for _ in 0..1 + self.p.below(3) {
+            let id = self.p.pick(&ids).cloned().unwrap_or_default();
+            self.push(json!(["status", self.ts, id]));
+        }
+        if self.pause {
+            if self.p.chance(25) {
+                self.push(json!(["disable", self.ts, ep.clone()]));
+            }
+            let replay = self.p.chance(50);
+            let enable = json!(["enable", self.advance(), ep, replay]);
+            self.push(enable);
+        }
+        for _ in 0..1 + self.p.below(3) {
+            let p = self.process();
+            self.push(p);
+        }
+    }
+
+    /// Outside brief mode: an event's retry falls due just before, exactly at or just past the
+    /// largest valid `ts` (`retry.beyond-range`), after a wait from the default policy, a policy
+    /// of the endpoint's own or a `retry_after`. Time stays at the edge afterwards.
+    pub(super) fn edge_scenario(&mut self) {
+        self.edge_done = true;
+        self.events += 1;
+        // A fresh endpoint, so no earlier event blocks this one (`order.blocked`).
+        let ep = format!("edge{}", self.events);
+        let id = format!("r{}", self.events);
+        self.push(json!([
+            "register",
+            self.ts,
+            ep.clone(),
+            "https://edge.example/hooks"
+        ]));
+        let w = if self.policy && self.p.chance(50) {
+            let w = self.wait_pick();
+            let attempts = 2 + self.p.below(4) as i64;
+            self.push(
+                json!(["set_policy", self.ts, ep.clone(), {"attempts": attempts, "waits": [w]}]),
+            );
+            w
+        } else {
+            DEFAULT_WAITS[0]
+        };
+        let status = *self.p.pick(&[503, 429, 500, 0]).unwrap_or(&503);
+        let (entry, wait) = if self.retry_after && matches!(status, 429 | 503) && self.p.chance(50)
+        {
+            let r = self.retry_after_near(w);
+            (
+                json!({"status": status, "retry_after": r}),
+                r.clamp(w, 2 * w),
+            )
+        } else {
+            (json!(status), w)
+        };
+        // How far past the last valid ts the retry falls due.
+        let past = *self.p.pick(&[-2, -1, 0, 0, 1, 1, 2]).unwrap_or(&0);
+        let at = (TS_LIMIT - wait + past).min(TS_LIMIT).max(self.ts);
+        self.ts = at;
+        self.push(json!(["enqueue", at, ep, id.clone(), [entry]]));
+        self.push(json!(["process", at]));
+        // Then at the retry's due time, if it has one: a further failure cannot be retried.
+        let p = self.process();
+        self.push(p);
+        if self.p.chance(50) {
+            self.push(json!(["status", self.ts, id]));
+        } else {
+            self.push(json!(["dead_letters", self.ts]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Generator;
+    use super::*;
+    use crate::case::Part;
+    use crate::ops::Session;
+    use std::collections::BTreeSet;
+
+    fn generator(brief_only: bool) -> Generator {
+        Generator {
+            max_ops: 40,
+            parts: Part::ALL.to_vec(),
+            brief_only,
+        }
+    }
+
+    /// Whether a JSON boolean stands where a policy or an object entry wants an integer.
+    fn boolean_integer(op: &Value) -> bool {
+        let name = op.get(0).and_then(Value::as_str);
+        let in_map = |v: &Value, skip: &str| {
+            v.as_object().is_some_and(|m| {
+                m.iter().any(|(k, v)| {
+                    k != skip
+                        && (v.is_boolean()
+                            || v.as_array()
+                                .is_some_and(|l| l.iter().any(Value::is_boolean)))
+                })
+            })
+        };
+        match name {
+            Some("set_policy") => op.get(3).is_some_and(|p| in_map(p, "disable_on_gone")),
+            Some("enqueue") => op
+                .get(4)
+                .and_then(Value::as_array)
+                .is_some_and(|l| l.iter().any(|e| in_map(e, ""))),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn brief_mode_keeps_the_roadmap_to_what_it_fixes() {
+        let g = generator(true);
+        let mut errors = BTreeSet::new();
+        for i in 0..400 {
+            let ops = g.case(21, i);
+            let mut session = Session::new();
+            let mut disabled = BTreeSet::new();
+            for op in &ops {
+                let name = op.get(0).and_then(Value::as_str).unwrap_or("");
+                let ep = op.get(2).and_then(Value::as_str).unwrap_or("").to_string();
+                // `outcomes.objects-strict`, `policy.strict`, `op.ts-range`,
+                // `retry.beyond-range` are clarifications.
+                assert!(!crate::case::depends_on_spelling(op), "{op}");
+                assert!(!boolean_integer(op), "{op}");
+                let ts = op.get(1).and_then(Value::as_i64).unwrap_or(0);
+                assert!(ts.abs() < 1 << 52, "{op}");
+                assert_ne!(name, "dead_letters");
+                let result = session.step(op);
+                // `policy.while-disabled` is a clarification (rejecting a policy is not).
+                assert!(
+                    !(name == "set_policy" && result == json!(true) && disabled.contains(&ep)),
+                    "a policy set on a disabled endpoint: {op} in {ops:?}"
+                );
+                match (name, &result) {
+                    ("disable", Value::Bool(true)) => {
+                        disabled.insert(ep);
+                    }
+                    ("enable", Value::Bool(true)) => {
+                        disabled.remove(&ep);
+                    }
+                    (_, Value::String(e)) if e.starts_with("error: ") => {
+                        errors.insert((name.to_string(), e.clone()));
+                    }
+                    _ => {}
+                }
+                for record in result.as_array().into_iter().flatten() {
+                    if let Some(ep) = record.as_str().and_then(|r| r.strip_suffix(" disabled")) {
+                        disabled.insert(ep.to_string());
+                    }
+                }
+            }
+        }
+        // The roadmap's own errors are drawn in brief mode.
+        for (name, error) in [
+            ("set_policy", "invalid policy"),
+            ("set_policy", "invalid arguments"),
+            ("set_policy", "unknown endpoint"),
+            ("policy", "invalid arguments"),
+            ("policy", "unknown endpoint"),
+            ("enqueue", "invalid outcomes"),
+        ] {
+            let e = (name.to_string(), format!("error: {error}"));
+            assert!(errors.contains(&e), "{e:?} never drawn");
+        }
+    }
+
+    #[test]
+    fn draws_the_roadmaps_boundaries() {
+        let mut policies = Vec::new();
+        let mut objects = Vec::new();
+        let mut near_limit = 0;
+        for (g, seed) in [(generator(true), 4), (generator(false), 5)] {
+            for i in 0..400 {
+                for op in g.case(seed, i) {
+                    match op.get(0).and_then(Value::as_str) {
+                        Some("set_policy") => policies.extend(op.get(3).cloned()),
+                        Some("enqueue") => objects.extend(
+                            op.get(4)
+                                .and_then(Value::as_array)
+                                .into_iter()
+                                .flatten()
+                                .filter(|e| e.is_object())
+                                .cloned(),
+                        ),
+                        _ => {}
+                    }
+                    near_limit += usize::from(
+                        op.get(0) == Some(&json!("process"))
+                            && op.get(1).and_then(Value::as_i64) >= Some(TS_LIMIT - 1000),
+                    );
+                }
+            }
+        }
+        let text: Vec<String> = policies.iter().map(Value::to_string).collect();
+        let has = |needle: &str| text.iter().any(|t| t.contains(needle));
+        for needle in [
+            "null",
+            "\"attempts\":0,",
+            "\"attempts\":101,",
+            "\"waits\":[]",
+            "2592001",
+            "2592000",
+            "\"disable_on_gone\":true",
+            "\"disable_on_gone\":false",
+            "\"Attempts\"",
+            "\"default\"",
+            "[3,[10]]",
+            "\"attempts\":3.0",
+        ] {
+            assert!(has(needle), "no policy holds {needle}");
+        }
+        assert!(
+            policies
+                .iter()
+                .any(|p| p.get("attempts").is_none() && p.is_object())
+        );
+        let waits = |p: &Value| p.get("waits").and_then(Value::as_array).cloned();
+        assert!(
+            policies
+                .iter()
+                .any(|p| waits(p).is_some_and(|w| w.contains(&json!(0)))),
+            "no wait of 0"
+        );
+        let objects: Vec<String> = objects.iter().map(Value::to_string).collect();
+        for needle in [
+            "{\"status\":503}",
+            "\"retry_after\":0}",
+            "\"retry_after\":2592000",
+            "\"retry_after\":2592001",
+            "\"retry_after\":-1",
+            "\"Retry-After\"",
+            "{\"retry_after\":30}",
+            "\"status\":410,\"retry_after\"",
+            "\"retry_after\":true",
+            "\"retry_after\":45.0",
+        ] {
+            assert!(
+                objects.iter().any(|o| o.contains(needle)),
+                "no outcome object holds {needle}"
+            );
+        }
+        assert!(
+            near_limit >= 20,
+            "{near_limit} process calls near the limit"
+        );
+    }
+
+    #[test]
+    fn disabled_endpoints_are_enabled_again() {
+        let g = generator(false);
+        let mut enabled_again = 0;
+        for i in 0..300 {
+            let ops = g.case(6, i);
+            let results = crate::ops::run(&ops);
+            let mut gone = BTreeSet::new();
+            for (op, result) in ops.iter().zip(&results) {
+                for record in result.as_array().into_iter().flatten() {
+                    if let Some(ep) = record.as_str().and_then(|r| r.strip_suffix(" disabled")) {
+                        gone.insert(ep.to_string());
+                    }
+                }
+                let ep = op.get(2).and_then(Value::as_str).unwrap_or("");
+                if op.get(0) == Some(&json!("enable")) && *result == json!(true) && gone.remove(ep)
+                {
+                    enabled_again += 1;
+                }
+            }
+        }
+        assert!(
+            enabled_again >= 10,
+            "{enabled_again} endpoints enabled after a 410"
+        );
+    }
+}
