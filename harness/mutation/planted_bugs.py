@@ -28,7 +28,7 @@ BUGS = {
     ],
     "no per-endpoint ordering": [
         # Every pending event is ready at once, not only each endpoint's head.
-        ("src/dispatcher/mod.rs", "if ep.pending.len() == 1 && !ep.disabled {", "if !ep.disabled {"),
+        ("src/dispatcher/mod.rs", "if ep.pending.len() == 1 && !ep.is_disabled() {", "if !ep.is_disabled() {"),
         ("src/dispatcher/process.rs",
          "let popped = self.endpoints[endpoint.index()].pending.pop_front();\n"
          "        debug_assert_eq!(\n            popped,\n            Some(key),\n"
@@ -54,9 +54,7 @@ BUGS = {
         ("src/dispatcher/pause.rs", "Some(epoch) => ep.epoch = epoch,", "Some(_) => {}"),
     ],
     "replayed events go to the back of the queue": [
-        ("src/dispatcher/endpoint.rs",
-         "for key in revived.iter().rev() {\n            self.pending.push_front(*key);",
-         "for key in revived.iter() {\n            self.pending.push_back(*key);"),
+        ("src/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);", "let at = self.pending.len();"),
     ],
     "unblocked event waits for the next call": [
         ("src/dispatcher/process.rs",
@@ -85,14 +83,13 @@ BUGS = {
          "        ep.enabled_at = ts;\n        if replay_dead { for key in &ep.pending { self.events[key.index()].attempts = 0; } }"),
     ],
     "revived events go behind the head": [
-        ("src/dispatcher/endpoint.rs",
-         "for key in revived.iter().rev() {\n            self.pending.push_front(*key);",
-         "let head = self.pending.pop_front();\n        for key in revived.iter().rev() {\n            self.pending.push_front(*key);\n        }\n        if let Some(h) = head {\n            self.pending.push_front(h);"),
+        ("src/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);",
+         "let at = self.pending.partition_point(|k| *k < key).max(usize::from(!self.pending.is_empty()));"),
     ],
     # The ready heap drops heads of disabled endpoints as it meets them (lazy deletion): the
     # check that matters is there, not at enqueue.
     "a head of a disabled endpoint is attempted": [
-        ("src/dispatcher/process.rs", "!ep.disabled && ep.head() == Some(key)", "ep.head() == Some(key)"),
+        ("src/dispatcher/process.rs", "!ep.is_disabled() && ep.head() == Some(key)", "ep.head() == Some(key)"),
     ],
     "status 99 is valid": [
         ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0 | 99..=599 => u16"),
@@ -111,8 +108,8 @@ BUGS = {
     ],
     "dead_letters ignores the endpoint filter": [
         ("src/dispatcher/mod.rs",
-         "        let endpoint = self.endpoint_key(endpoint_id)?;\n        Ok(self.endpoints[endpoint.index()]\n            .dead\n            .iter()\n            .map(|k| self.event_id(*k)))",
-         "        self.endpoint_key(endpoint_id)?;\n        Ok(self.dead_letters.values().map(|k| self.event_id(*k)))"),
+         "        let endpoint = self.endpoint_key(endpoint_id)?;\n        Ok(self.endpoints[endpoint.index()]\n            .dead\n            .values()\n            .map(|k| self.event_id(*k)))",
+         "        self.endpoint_key(endpoint_id)?;\n        Ok(self.dead_letters.values().map(|(k, _)| self.event_id(*k)))"),
     ],
     # Parts 4 and 5 of the roadmap (spec sections 11 and 12) and `retry.beyond-range`.
     "the default policy applies whatever the endpoint's": [
@@ -143,8 +140,8 @@ BUGS = {
         ("src/dispatcher/policy.rs", "(1..=MAX_WAIT).contains(w)", "(1..=MAX_WAIT + 1).contains(w)"),
     ],
     "an unknown policy key is ignored": [
-        ("src/ops/decode.rs", "            (\"disable_on_gone\", Value::Bool(flag)) => gone = Some(*flag),\n            _ => return Err(Error::InvalidPolicy),",
-         "            (\"disable_on_gone\", Value::Bool(flag)) => gone = Some(*flag),\n            (\"attempts\" | \"waits\" | \"disable_on_gone\", _) => return Err(Error::InvalidPolicy),\n            _ => {}"),
+        ("src/ops/decode.rs", "            (\"disable_after\", v) => threshold = Some(small(v)?),\n            _ => return Err(Error::InvalidPolicy),",
+         "            (\"disable_after\", v) => threshold = Some(small(v)?),\n            (\"attempts\" | \"waits\" | \"disable_on_gone\", _) => return Err(Error::InvalidPolicy),\n            _ => {}"),
     ],
     "retry_after is not capped at twice the wait": [
         ("src/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.max(wait);"),
@@ -224,9 +221,6 @@ BUGS = {
     "recover makes every pending event due": [
         ("src/dispatcher/pause.rs", "        if revived > 0 {\n",
          "        if revived > 0 {\n            let ep = &mut self.endpoints[endpoint.index()];\n            ep.epoch = ep.epoch.wrapping_add(1);\n            ep.enabled_at = ts;\n"),
-    ],
-    "revived events go to the back of the queue": [
-        ("src/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);", "let at = self.pending.len();"),
     ],
     "recover resets the failure count": [
         ("src/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].consecutive_failures = 0;\n        if revived > 0 {\n"),
