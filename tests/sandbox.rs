@@ -312,9 +312,14 @@ fn verdicts(o: &Output) -> Vec<Value> {
 #[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
 fn a_correct_submission_passes_the_same_cases_sandboxed() {
     let python = format!("python3 {} examples/python/dispatcher.py", adapter());
-    // Per-case mode starts a sandbox per case: the reference served once per case.
+    // Per-case mode starts a sandbox per case: the reference served once per case, declaring
+    // every part it offers (per-case mode has no handshake to say so).
     let per_case = format!("{} serve --per-case", env!("CARGO_BIN_EXE_hookcheck"));
-    for (command, mode) in [(&python, None), (&per_case, Some("--per-case"))] {
+    let every_part = hookcheck::case::Part::ALL
+        .map(hookcheck::case::Part::as_str)
+        .join(",");
+    let per_case_mode = ["--per-case", "--parts", every_part.as_str()];
+    for (command, mode) in [(&python, &[][..]), (&per_case, &per_case_mode[..])] {
         let mut plain = vec!["check", "--impl", command, "--format", "json"];
         plain.extend(mode);
         let mut sandboxed = plain.clone();
