@@ -124,7 +124,7 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
         // Weights per 247 operations: 100 enqueue, 110 process, 25 status, 7 disable, 5 enable.
         match p.below(247) {
             // Incidents: a tenth of the endpoints fail everything for a while, in turn.
-            0..=99 if mix == Mix::Incidents && (ep + ts as u64 / 500) % 10 == 0 => {
+            0..=99 if mix == Mix::Incidents && (ep + ts as u64 / 500).is_multiple_of(10) => {
                 let _ = write!(
                     op,
                     r#"["enqueue",{ts},"ep-{ep}","evt-{enqueued}",[503,503,500,500]]"#

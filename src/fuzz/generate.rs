@@ -2,11 +2,13 @@
 //! PRNG. A shadow reference dispatcher steers the generator towards deep states: process calls
 //! land on pending retries' exact due times, so sixth attempts, deaths and replays come often.
 //!
-//! The roadmap's parts (`policy`, `retry-after`) are generated in `roadmap`, and only for an
-//! implementation that declares them. Every random draw they need is made only then, so an
-//! implementation of the brief's three parts gets, for a seed, the very sequences it got before
-//! the roadmap existed: a finding reported against a seed stays reproducible.
+//! The roadmap's parts are generated, each only for an implementation that declares it: Parts 4
+//! and 5 (`policy`, `retry-after`) in `roadmap`, Parts 6 and 7 (`auto-disable`, `dead-letters`)
+//! in `incidents`. Every random draw a part needs is made only when it is declared, so an
+//! implementation of fewer parts gets, for a seed, the very sequences it got before the later
+//! parts existed: a finding reported against a seed stays reproducible.
 
+mod incidents;
 mod roadmap;
 
 use crate::case::Part;
@@ -46,6 +48,9 @@ struct State {
     pause: bool,
     policy: bool,
     retry_after: bool,
+    /// Part 6 (`auto-disable`) and Part 7 (`dead-letters`).
+    auto: bool,
+    dead: bool,
     p: Prng,
     ts: i64,
     events: u64,
@@ -57,16 +62,23 @@ struct State {
     known: Vec<(String, String)>,
     /// The endpoints the shadow accepted, in the order registered.
     registered: Vec<String>,
-    /// Endpoints disabled now, by `disable` or by a 410 under `disable_on_gone` (`gone.disable`):
-    /// brief mode sets no policy on them, as only a clarification says what that does
-    /// (`policy.while-disabled`).
+    /// Endpoints disabled now, by `disable`, by a 410 under `disable_on_gone` (`gone.disable`)
+    /// or by a threshold (`auto.disable`): brief mode sets no policy on them, as only a
+    /// clarification says what that does (`policy.while-disabled`).
     disabled: BTreeSet<String>,
-    /// Endpoints a 410 disabled and nothing enabled since: they are enabled again now and then,
-    /// or their events would stay held to the end of the case.
+    /// Endpoints a 410 or a threshold disabled and nothing enabled since: they are enabled
+    /// again now and then, or their events would stay held to the end of the case.
     gone: Vec<String>,
     scenario_done: bool,
     policy_done: bool,
     edge_done: bool,
+    incident_done: bool,
+    recovery_done: bool,
+    /// With Part 7 only: the events that died at least once (from the shadow's records), which
+    /// tells a revived event from one that never died, and the `ts` of every death, in order,
+    /// which `recover`'s `since` is drawn around.
+    died: BTreeSet<String>,
+    death_times: Vec<i64>,
 }
 
 impl Generator {
@@ -80,11 +92,16 @@ impl Generator {
         let policy = self.parts.contains(&Part::Policy);
         let retry_after = self.parts.contains(&Part::RetryAfter);
         let roadmap = policy || retry_after;
+        let auto = self.parts.contains(&Part::AutoDisable);
+        let dead = self.parts.contains(&Part::DeadLetters);
+        let incidents = auto || dead;
         let mut s = State {
             brief,
             pause,
             policy,
             retry_after,
+            auto,
+            dead,
             p: Prng::new(case_seed(seed, index)),
             ts: 0,
             events: 0,
@@ -98,6 +115,10 @@ impl Generator {
             scenario_done: false,
             policy_done: false,
             edge_done: false,
+            incident_done: false,
+            recovery_done: false,
+            died: BTreeSet::new(),
+            death_times: Vec::new(),
         };
         let endpoints = 1 + s.p.below(4) as usize;
         for ep in &ENDPOINTS[..endpoints] {
@@ -121,6 +142,15 @@ impl Generator {
             .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
         let edge_at = (roadmap && !brief && s.p.chance(20))
             .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
+        // Parts 6 and 7: an incident (an endpoint failing until a threshold disables it, then
+        // enabled and recovering), early in the case as it is long, and a recovery of dead
+        // events, in most cases. Drawn after everything above, and only for the parts declared.
+        // Neither runs past twice the case's length.
+        let incident_at = (auto && s.p.chance(70))
+            .then(|| endpoints + s.p.below((len - endpoints).div_ceil(2) as u64) as usize);
+        let recovery_at = (dead && s.p.chance(65))
+            .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
+        let cap = 2 * max;
         while s.ops.len() < len {
             if scenario_at.is_some_and(|at| s.ops.len() >= at) && !s.scenario_done {
                 s.pause_scenario(endpoints);
@@ -132,6 +162,19 @@ impl Generator {
             }
             if edge_at.is_some_and(|at| s.ops.len() >= at) && !s.edge_done {
                 s.edge_scenario();
+                continue;
+            }
+            if incident_at.is_some_and(|at| s.ops.len() >= at) && !s.incident_done {
+                s.incident_scenario(endpoints, cap);
+                continue;
+            }
+            if recovery_at.is_some_and(|at| s.ops.len() >= at) && !s.recovery_done {
+                s.recovery_scenario(endpoints, cap);
+                continue;
+            }
+            if incidents && s.p.chance(14) {
+                let op = s.incident_op();
+                s.push(op);
                 continue;
             }
             if roadmap && s.p.chance(15) {
@@ -178,6 +221,10 @@ impl State {
             }
             _ => {}
         }
+        let process_ts = op
+            .get(1)
+            .and_then(Value::as_i64)
+            .filter(|_| op.get(0).and_then(Value::as_str) == Some("process"));
         for record in result
             .as_array()
             .into_iter()
@@ -199,6 +246,12 @@ impl State {
                 if !self.gone.iter().any(|g| g == ep) {
                     self.gone.push(ep.to_string());
                 }
+            } else if self.dead
+                && let (Some(ts), Some((id, _))) = (process_ts, record.split_once(" #"))
+                && record.ends_with(" dead")
+            {
+                self.died.insert(id.to_string());
+                self.death_times.push(ts);
             }
         }
         self.ops.push(op);
@@ -630,6 +683,10 @@ mod tests {
             inside,
             gone,
             short_death,
+            failing,
+            failing_report,
+            revived_by_recover,
+            died_twice,
         } = depths;
         assert!(capped >= 5, "{capped} waits capped at 2w by retry_after");
         assert!(
@@ -642,9 +699,22 @@ mod tests {
             short_death >= 5,
             "{short_death} deaths under fewer than 6 attempts"
         );
+        assert!(failing >= 5, "{failing} endpoints disabled by a threshold");
+        assert!(
+            failing_report >= 5,
+            "{failing_report} `endpoint` reports of reason failing"
+        );
+        assert!(
+            revived_by_recover >= 5,
+            "{revived_by_recover} `recover` calls reviving events"
+        );
+        assert!(
+            died_twice >= 5,
+            "{died_twice} `dead_letter` reports of an event that died twice"
+        );
     }
 
-    /// Deep states of Parts 4 and 5 reached, counted over cases.
+    /// Deep states of Parts 4 to 7 reached, counted over cases.
     #[derive(Default, Debug)]
     struct Depths {
         /// Retries of a 429 or 503 whose `retry_after` was above 2w and whose wait was 2w.
@@ -653,10 +723,18 @@ mod tests {
         raised: usize,
         /// ... whose `retry_after` was strictly between w and 2w, and the wait.
         inside: usize,
-        /// `"<endpoint> disabled"` records (`gone.disable`).
+        /// `"<endpoint> disabled"` records of a 410 (`gone.disable`).
         gone: usize,
         /// Retryable failures that died on the last attempt of a policy of fewer than 6.
         short_death: usize,
+        /// `"<endpoint> disabled"` records of a threshold (`auto.disable`).
+        failing: usize,
+        /// `endpoint` answering reason `"failing"` (`endpoint.report`).
+        failing_report: usize,
+        /// `recover` calls that revived at least one event (`recover.revive`).
+        revived_by_recover: usize,
+        /// `dead_letter` reports of an event that had died twice (`dead-letter.report`).
+        died_twice: usize,
     }
 
     impl Depths {
@@ -667,6 +745,8 @@ mod tests {
             let mut endpoints: Vec<String> = Vec::new();
             // Event id: its endpoint and outcomes.
             let mut events = std::collections::BTreeMap::new();
+            // Event id: how often it died.
+            let mut deaths = std::collections::BTreeMap::<String, u32>::new();
             for op in ops {
                 let name = op.get(0).and_then(Value::as_str).unwrap_or("");
                 let policies: std::collections::BTreeMap<String, Value> = if name == "process" {
@@ -684,6 +764,17 @@ mod tests {
                     "enqueue" if result == json!("queued") => {
                         events.insert(text(3), (text(2), op[4].clone()));
                     }
+                    "endpoint" => {
+                        self.failing_report += usize::from(result["reason"] == json!("failing"));
+                    }
+                    "recover" => {
+                        self.revived_by_recover +=
+                            usize::from(result.as_i64().is_some_and(|n| n >= 1));
+                    }
+                    "dead_letter" if result.is_object() => {
+                        self.died_twice +=
+                            usize::from(deaths.get(&text(2)).is_some_and(|n| *n >= 2));
+                    }
                     _ => {}
                 }
                 let Some(ts) = op
@@ -695,14 +786,24 @@ mod tests {
                 };
                 for record in result.as_array().into_iter().flatten() {
                     let record = record.as_str().unwrap_or("");
-                    if record.ends_with(" disabled") && !record.contains(" #") {
-                        self.gone += 1;
+                    if let Some(ep) = record.strip_suffix(" disabled")
+                        && !record.contains(" #")
+                    {
+                        // Why, as the endpoint says now: the `process` call is over.
+                        match session.step(&json!(["endpoint", 0, ep]))["reason"].as_str() {
+                            Some("gone") => self.gone += 1,
+                            Some("failing") => self.failing += 1,
+                            _ => {}
+                        }
                         continue;
                     }
                     let words: Vec<&str> = record.splitn(4, ' ').collect();
                     let [id, number, status, rest] = words[..] else {
                         continue;
                     };
+                    if rest == "dead" {
+                        *deaths.entry(id.to_string()).or_insert(0) += 1;
+                    }
                     let n: usize = number.trim_start_matches('#').parse().unwrap_or(0);
                     let status: i64 = status.parse().unwrap_or(-1);
                     let Some((ep, outcomes)) = events.get(id) else {
@@ -841,6 +942,35 @@ mod tests {
             (three, true, 120, 0x3462_85ec_d09a_8101),
             (vec![Retries], false, 120, 0x1c0b_dda2_deb3_3796),
             (vec![Retries, Pause], true, 120, 0x9d8a_af81_77e3_48e6),
+        ] {
+            let g = Generator {
+                max_ops,
+                parts: parts.clone(),
+                brief_only,
+            };
+            assert_eq!(
+                digest(&g),
+                expected,
+                "{parts:?}, brief {brief_only}, max_ops {max_ops}: the sequences changed"
+            );
+        }
+    }
+
+    #[test]
+    fn five_parts_get_the_sequences_they_got_before_parts_6_and_7() {
+        // Fingerprints taken before the generator knew Parts 6 and 7 (commit 86accb1): a seed
+        // given with a finding against an implementation of Parts 1 to 5 (or 1 to 4) still
+        // finds it.
+        use Part::{Ordering, Pause, Policy, Retries, RetryAfter};
+        let five = vec![Retries, Ordering, Pause, Policy, RetryAfter];
+        let four = vec![Retries, Ordering, Pause, Policy];
+        for (parts, brief_only, max_ops, expected) in [
+            (five.clone(), false, 40, 0xfbec_2bc1_081a_9a48_u64),
+            (five.clone(), true, 40, 0x1c46_9a84_23e3_be16),
+            (five.clone(), false, 120, 0x3e53_9b6b_88ad_506c),
+            (five, true, 120, 0x5021_f754_5555_2668),
+            (four.clone(), false, 40, 0x6bc7_5926_0c96_9d1e),
+            (four, true, 40, 0x0380_e5bb_1849_7c4f),
         ] {
             let g = Generator {
                 max_ops,

@@ -114,6 +114,93 @@ pub fn in_brief_domain(case: &Case) -> bool {
         .iter()
         .all(|s| matches!(clarification_behind(s), None | Some("pause.results")))
         && !sets_policy_while_disabled(case)
+        && !case
+            .steps
+            .iter()
+            .any(|s| roadmap_clarification(s).is_some())
+        && !recovers_unknown_with_bad_since(case)
+}
+
+/// The clarification that fixes an error of a roadmap operation when the roadmap alone does
+/// not: a non-string id for `endpoint` (`endpoint.errors`), `dead_letter` or `recover`
+/// (`op.string-ids`); a `since` that is a boolean, whole however written, or beyond the range
+/// (`recover.since`; a `since` with a fraction is not an integer by the roadmap itself); a
+/// boolean or whole float among a policy's integers (`policy.strict`). `corpus::
+/// clarification_behind` reads results alone; these need the operation's arguments too.
+fn roadmap_clarification(step: &Step) -> Option<&'static str> {
+    let op = &step.op;
+    let error = step.expect.as_str()?.strip_prefix("error: ")?;
+    let name = op.get(0).and_then(Value::as_str)?;
+    let args = op.as_array().map_or(0, Vec::len);
+    // Faults the brief fixes come first (`op.arity`, `op.ts-integer`): a step failing for
+    // those is the brief's whatever its ids.
+    let ts_ok = op
+        .get(1)
+        .is_some_and(|ts| ts.as_i64().is_some_and(|t| t.unsigned_abs() < 1 << 53));
+    let id_is_string = op.get(2).is_some_and(Value::is_string);
+    match (name, error, args) {
+        ("endpoint", "invalid arguments", 3) if ts_ok && !id_is_string => Some("endpoint.errors"),
+        ("dead_letter", "invalid arguments", 3) if ts_ok && !id_is_string => Some("op.string-ids"),
+        ("recover", "invalid arguments", 4) if ts_ok && !id_is_string => Some("op.string-ids"),
+        ("recover", "invalid arguments", 4)
+            if ts_ok && op.get(3).is_some_and(integer_only_by_clarification) =>
+        {
+            Some("recover.since")
+        }
+        ("set_policy", "invalid policy", 4) => op
+            .get(3)
+            .and_then(Value::as_object)
+            .is_some_and(|policy| {
+                policy
+                    .iter()
+                    .filter(|(key, _)| *key != "disable_on_gone")
+                    .any(|(_, v)| {
+                        integer_only_by_clarification(v)
+                            || v.as_array()
+                                .is_some_and(|l| l.iter().any(integer_only_by_clarification))
+                    })
+            })
+            .then_some("policy.strict"),
+        _ => None,
+    }
+}
+
+/// Whether a value that stands for an integer is rejected only by a clarification: a
+/// boolean, a number whose value is whole but which is written with a fraction or exponent or
+/// lies beyond ±(2^53 − 1) (`op.ts-strict`, `op.ts-range` and the rules that read integers as
+/// they do). A number with a fraction is no integer by the brief's own words.
+fn integer_only_by_clarification(v: &Value) -> bool {
+    match v {
+        Value::Bool(_) => true,
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.unsigned_abs() >= 1 << 53,
+            None => n.as_f64().is_some_and(|f| f.fract() == 0.0),
+        },
+        _ => false,
+    }
+}
+
+/// Whether a `recover` of an endpoint not registered has a `since` that is not an integer:
+/// which of the two errors wins is only `recover.since`'s.
+fn recovers_unknown_with_bad_since(case: &Case) -> bool {
+    let mut registered = std::collections::BTreeSet::new();
+    for step in &case.steps {
+        let name = step.op.get(0).and_then(Value::as_str);
+        let endpoint = step.op.get(2).and_then(Value::as_str);
+        match (name, endpoint) {
+            (Some("register"), Some(ep)) if step.expect == Value::Bool(true) => {
+                registered.insert(ep.to_string());
+            }
+            (Some("recover"), Some(ep))
+                if !registered.contains(ep)
+                    && step.op.get(3).is_some_and(|since| since.as_i64().is_none()) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether a step sets a policy on a disabled endpoint: what follows is only a clarification's
@@ -457,6 +544,56 @@ mod tests {
         let mut accepted = paused.clone();
         accepted[2] = json!(["set_policy", 0, "b", null]);
         assert!(!in_brief_domain(&adhoc_case("x", &accepted, true)));
+    }
+
+    #[test]
+    fn clarifications_of_parts_6_and_7_are_outside_the_brief() {
+        let brief = |op: Value| {
+            let ops = vec![
+                json!(["register", 0, "a", "u"]),
+                json!(["enqueue", 0, "a", "e1", [404]]),
+                json!(["process", 0]),
+                op,
+            ];
+            in_brief_domain(&adhoc_case("x", &ops, true))
+        };
+        // What the roadmap fixes.
+        for op in [
+            json!(["endpoint", 1, "a"]),
+            json!(["endpoint", 1]),
+            json!(["endpoint", "1", "a"]),
+            json!(["dead_letter", 1, "e1"]),
+            json!(["dead_letter", 1, "e9"]),
+            json!(["dead_letter", 1]),
+            json!(["recover", 1, "a", 0]),
+            json!(["recover", 1, "b", 0]),
+            json!(["recover", 1, "a", "0"]),
+            json!(["recover", 1, "a", null]),
+            json!(["recover", 1, "a", 0.5]),
+            json!(["recover", 1, "a", -9_007_199_254_740_991_i64]),
+            json!(["set_policy", 1, "a", {"attempts": 2, "waits": [1], "disable_after": 1001}]),
+            json!(["set_policy", 1, "a", {"attempts": 2, "waits": [1], "disable_after": "5"}]),
+        ] {
+            assert!(brief(op.clone()), "{op}");
+        }
+        // What only a clarification fixes.
+        for op in [
+            json!(["endpoint", 1, "b"]),
+            json!(["endpoint", 1, 7]),
+            json!(["endpoint", 1, null]),
+            json!(["dead_letter", 1, 7]),
+            json!(["recover", 1, 7, 0]),
+            json!(["recover", 1, "a", true]),
+            json!(["recover", 1, "a", 5.0]),
+            json!(["recover", 1, "a", 9_007_199_254_740_992_i64]),
+            json!(["recover", 1, "a", -9_007_199_254_740_992_i64]),
+            json!(["recover", 1, "b", "0"]),
+            json!(["recover", 1, "b", null]),
+            json!(["set_policy", 1, "a", {"attempts": 2, "waits": [1], "disable_after": true}]),
+            json!(["set_policy", 1, "a", {"attempts": 2, "waits": [1], "disable_after": 5.0}]),
+        ] {
+            assert!(!brief(op.clone()), "{op}");
+        }
     }
 
     #[test]

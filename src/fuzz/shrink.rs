@@ -1,7 +1,8 @@
 //! Delta debugging of a failing operation sequence: drop operations (halves down to single
 //! ones), shorten outcome lists, give statuses their class's plainest value (and object entries
-//! their bare status), shorten policies, pull timestamps back to the previous operation's, and
-//! rename ids, keeping each change that still fails.
+//! their bare status), shorten policies (fewer waits, no `disable_on_gone` or `disable_after`, a
+//! threshold of 1), pull timestamps back to the previous operation's, and rename ids, keeping
+//! each change that still fails.
 
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -152,7 +153,8 @@ fn plainer_statuses(ops: &[Value], i: usize) -> Vec<Value> {
     out
 }
 
-/// A policy (`set_policy`) with fewer waits, or without `disable_on_gone`.
+/// A policy (`set_policy`) with fewer waits, without `disable_on_gone` or `disable_after`, or
+/// with a threshold of 1.
 fn plainer_policies(ops: &[Value], i: usize) -> Vec<Value> {
     let op = &ops[i];
     let Some(policy) = (op.get(0).and_then(Value::as_str) == Some("set_policy"))
@@ -169,9 +171,22 @@ fn plainer_policies(ops: &[Value], i: usize) -> Vec<Value> {
         op
     };
     let mut out = Vec::new();
-    if policy.contains_key("disable_on_gone") {
+    for key in ["disable_on_gone", "disable_after"] {
+        if policy.contains_key(key) {
+            let mut p = policy.clone();
+            p.remove(key);
+            out.push(with_policy(p));
+        }
+    }
+    // The lowest threshold (`auto.policy-key`): the first failed attempt disables, so the
+    // failures that led up to a higher one can go.
+    if policy
+        .get("disable_after")
+        .and_then(Value::as_i64)
+        .is_some_and(|f| f > 1)
+    {
         let mut p = policy.clone();
-        p.remove("disable_on_gone");
+        p.insert("disable_after".to_string(), json!(1));
         out.push(with_policy(p));
     }
     let waits = policy.get("waits").and_then(Value::as_array);
@@ -264,11 +279,10 @@ fn rename_ids(ops: &[Value]) -> Vec<Value> {
             let mut op = op.clone();
             let name = op.get(0).and_then(Value::as_str).unwrap_or("").to_string();
             let (endpoint_at, event_at) = match name.as_str() {
-                "register" | "disable" | "enable" | "dead_letters" | "set_policy" | "policy" => {
-                    (Some(2), None)
-                }
+                "register" | "disable" | "enable" | "dead_letters" | "set_policy" | "policy"
+                | "endpoint" | "recover" => (Some(2), None),
                 "enqueue" => (Some(2), Some(3)),
-                "status" => (None, Some(2)),
+                "status" | "dead_letter" => (None, Some(2)),
                 _ => (None, None),
             };
             if let Some(slot) = endpoint_at.and_then(|k| op.get_mut(k)) {
@@ -345,8 +359,22 @@ mod tests {
             json!(["set_policy", 0, "shop", null]),
             json!(["policy", 0, "shop"]),
             json!(["dead_letters", 0, "shop"]),
+            json!(["endpoint", 0, "shop"]),
+            json!(["recover", 0, "shop", 0]),
         ];
         assert!(rename_ids(&ops)[1..].iter().all(|op| op[2] == json!("a")));
+        let ops = vec![
+            json!(["register", 0, "shop", "u"]),
+            json!(["enqueue", 0, "shop", "x", [404]]),
+            json!(["dead_letter", 0, "x"]),
+            json!(["dead_letter", 0, "never"]),
+            json!(["recover", 0, "shop", 5]),
+        ];
+        let renamed = rename_ids(&ops);
+        assert_eq!(renamed[2], json!(["dead_letter", 0, "e1"]));
+        assert_eq!(renamed[3], json!(["dead_letter", 0, "e2"]));
+        // `since` is a time, not an id.
+        assert_eq!(renamed[4], json!(["recover", 0, "a", 5]));
     }
 
     #[test]
@@ -366,14 +394,19 @@ mod tests {
             "set_policy",
             0,
             "a",
-            {"attempts": 3, "waits": [10, 20, 30], "disable_on_gone": true}
+            {"attempts": 3, "waits": [10, 20, 30], "disable_on_gone": true, "disable_after": 2}
         ])];
         let plainer = plainer_policies(&ops, 0);
         assert_eq!(
             plainer[0],
-            json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10, 20, 30]}])
+            json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10, 20, 30], "disable_after": 2}])
         );
-        assert_eq!(plainer[1][3]["waits"], json!([10]));
-        assert_eq!(plainer.len(), 3);
+        assert_eq!(
+            plainer[1],
+            json!(["set_policy", 0, "a", {"attempts": 3, "waits": [10, 20, 30], "disable_on_gone": true}])
+        );
+        assert_eq!(plainer[2][3]["disable_after"], json!(1));
+        assert_eq!(plainer[3][3]["waits"], json!([10]));
+        assert_eq!(plainer.len(), 5);
     }
 }

@@ -85,14 +85,14 @@ impl State {
     /// Whether `set_policy` on `ep` stays where the generator's mode allows: brief mode sets no
     /// policy on a disabled endpoint, whose result only a clarification fixes
     /// (`policy.while-disabled`).
-    fn may_set_policy(&self, ep: &str) -> bool {
+    pub(super) fn may_set_policy(&self, ep: &str) -> bool {
         !self.brief || !self.disabled.contains(ep)
     }
 
     /// An endpoint for `set_policy` or `policy`: a registered one, or now and then one that is
     /// not, whose result the roadmap fixes (`policy.set-errors`, `policy.get`), so brief mode
     /// draws it too.
-    fn policy_endpoint(&mut self) -> String {
+    pub(super) fn policy_endpoint(&mut self) -> String {
         match self.p.pick(&self.registered) {
             Some(ep) if !self.p.chance(4) => ep.clone(),
             _ => "zz".to_string(),
@@ -111,7 +111,8 @@ impl State {
     }
 
     /// A valid policy (`policy.valid`): mostly 1 to 10 attempts, so deaths come before and after
-    /// the default's sixth; 1 to 5 waits; with Part 5, `disable_on_gone` absent, true or false.
+    /// the default's sixth; 1 to 5 waits; with Part 5, `disable_on_gone` absent, true or false;
+    /// with Part 6, now and then a `disable_after` (`auto.policy-key`).
     pub(super) fn valid_policy(&mut self) -> Value {
         let attempts = match self.p.below(10) {
             // One attempt: every retryable failure is a death.
@@ -132,13 +133,20 @@ impl State {
                 map.insert("disable_on_gone".to_string(), json!(flag));
             }
         }
+        // Drawn last, and only with Part 6: the policies of fewer parts keep their draws.
+        if self.auto && self.p.chance(35) {
+            let threshold = self.threshold(0);
+            if let Some(map) = policy.as_object_mut() {
+                map.insert("disable_after".to_string(), json!(threshold));
+            }
+        }
         policy
     }
 
-    /// An invalid policy (`policy.valid`, `gone.policy-key`), each with one fault: out of range,
-    /// empty or missing, an unknown key, not an object, a value of the wrong type; outside brief
-    /// mode also the integers only `policy.strict` rejects (booleans, whole numbers written
-    /// with a fraction).
+    /// An invalid policy (`policy.valid`, `gone.policy-key`, `auto.policy-key`), each with one
+    /// fault: out of range, empty or missing, an unknown key, not an object, a value of the
+    /// wrong type; outside brief mode also the integers only `policy.strict` rejects (booleans,
+    /// whole numbers written with a fraction).
     fn bad_policy(&mut self) -> Value {
         let mut forms: Vec<u64> = vec![0, 1, 2, 3, 4, 5];
         if self.retry_after {
@@ -146,6 +154,13 @@ impl State {
         }
         if !self.brief {
             forms.push(7);
+        }
+        // Part 6's forms come last, so the forms of fewer parts keep their draws.
+        if self.auto {
+            forms.extend([8, 8]);
+            if !self.brief {
+                forms.push(9);
+            }
         }
         let mut policy = self.valid_policy();
         let form = self.p.pick(&forms).copied().unwrap_or(0);
@@ -244,6 +259,14 @@ impl State {
                     .unwrap_or(Value::Null);
                 map.insert("disable_on_gone".to_string(), flag);
             }
+            8 => {
+                let bad = self.bad_threshold(false);
+                map.insert("disable_after".to_string(), bad);
+            }
+            9 => {
+                let bad = self.bad_threshold(true);
+                map.insert("disable_after".to_string(), bad);
+            }
             _ => {
                 let (key, value) = self
                     .p
@@ -317,6 +340,15 @@ impl State {
         } else {
             statuses
         };
+        self.objects(statuses, endpoint)
+    }
+
+    /// `statuses` as they are, with Part 5 some as objects (`outcomes.objects`), whose
+    /// `retry_after` lies around the wait of the attempt it decides.
+    pub(super) fn objects(&mut self, statuses: Vec<i64>, endpoint: &str) -> Value {
+        if !self.retry_after {
+            return json!(statuses);
+        }
         // Entry k decides attempt k + 1, whose wait is the policy's k-th (`policy.in-force`).
         // The policy may change before that attempt fails: then the value lands elsewhere
         // relative to the clamp's range, which is as good a test.
@@ -589,6 +621,11 @@ impl State {
             let id = self.p.pick(&ids).cloned().unwrap_or_default();
             self.push(json!(["status", self.ts, id]));
         }
+        // With Part 6, why the endpoint is disabled: a 410 that also reaches a threshold is
+        // `"gone"` (`endpoint.report`). Drawn only then.
+        if self.auto && self.p.chance(70) {
+            self.push(json!(["endpoint", self.ts, ep.clone()]));
+        }
         if self.pause {
             if self.p.chance(25) {
                 self.push(json!(["disable", self.ts, ep.clone()]));
@@ -757,7 +794,14 @@ mod tests {
         let mut policies = Vec::new();
         let mut objects = Vec::new();
         let mut near_limit = 0;
-        for (g, seed) in [(generator(true), 4), (generator(false), 5)] {
+        // Parts 4 and 5 alone: Parts 6 and 7's operations would only thin these draws out
+        // (`incidents` has their own).
+        let five = |brief_only| Generator {
+            max_ops: 40,
+            parts: Part::ALL[..5].to_vec(),
+            brief_only,
+        };
+        for (g, seed) in [(five(true), 4), (five(false), 5)] {
             for i in 0..400 {
                 for op in g.case(seed, i) {
                     match op.get(0).and_then(Value::as_str) {
