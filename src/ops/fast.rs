@@ -75,6 +75,21 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
     Some((judged, c.i))
 }
 
+/// The index of the first byte of `word` (read little-endian) that ends a plain string: `"`,
+/// `\\` or a control character. Each test below may also flag bytes after a true match (a
+/// borrow carries upwards), never before one, so the lowest flag of all is exact.
+#[inline]
+fn stop_in(word: u64) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let quote = zero(word ^ (ONES * u64::from(b'"')));
+    let backslash = zero(word ^ (ONES * u64::from(b'\\')));
+    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    let any = quote | backslash | control;
+    (any != 0).then(|| (any.trailing_zeros() / 8) as usize)
+}
+
 struct Cursor<'a> {
     text: &'a str,
     i: usize,
@@ -89,9 +104,15 @@ impl<'a> Cursor<'a> {
     #[inline]
     fn peek(&mut self) -> Option<u8> {
         let b = self.bytes();
+        // Compact input has no blanks: one test for the usual case.
+        let c = *b.get(self.i)?;
+        if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+            return Some(c);
+        }
         loop {
+            self.i += 1;
             match b.get(self.i) {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.i += 1,
+                Some(b' ' | b'\t' | b'\n' | b'\r') => {}
                 other => return other.copied(),
             }
         }
@@ -111,31 +132,54 @@ impl<'a> Cursor<'a> {
     fn string(&mut self) -> Option<&'a str> {
         self.byte(b'"')?;
         let start = self.i;
-        let rest = self.bytes().get(start..)?;
-        let len = rest
-            .iter()
-            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
-        if rest[len] != b'"' {
+        let b = self.bytes();
+        let mut j = start;
+        // Eight bytes at a time while they last, then byte by byte.
+        while let Some(chunk) = b.get(j..j + 8) {
+            let mut word = [0; 8];
+            word.copy_from_slice(chunk);
+            match stop_in(u64::from_le_bytes(word)) {
+                Some(k) => {
+                    j += k;
+                    break;
+                }
+                None => j += 8,
+            }
+        }
+        while let Some(&c) = b.get(j) {
+            if c == b'"' || c == b'\\' || c < 0x20 {
+                break;
+            }
+            j += 1;
+        }
+        if *b.get(j)? != b'"' {
             return None;
         }
-        self.i = start + len + 1;
-        self.text.get(start..start + len)
+        self.i = j + 1;
+        self.text.get(start..j)
     }
 
     /// An integer as JSON writes one (no leading zeros, no fraction, no exponent) that fits
     /// an `i64`; `-0` is 0.
+    #[inline]
     fn integer(&mut self) -> Option<i64> {
-        let b = self.bytes();
         let negative = self.peek()? == b'-';
-        if negative {
-            self.i += 1;
+        let b = self.bytes();
+        let start = self.i + usize::from(negative);
+        // Digits are read and their value accumulated in one pass; the value is used only when
+        // there are at most eighteen of them, which cannot overflow.
+        let (mut j, mut n) = (start, 0u64);
+        while let Some(&c) = b.get(j) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            n = n.wrapping_mul(10).wrapping_add(u64::from(d));
+            j += 1;
         }
-        let start = self.i;
-        while b.get(self.i).is_some_and(u8::is_ascii_digit) {
-            self.i += 1;
-        }
-        let digits = &b[start..self.i];
-        let whole = match (digits.first(), b.get(self.i)) {
+        self.i = j;
+        let digits = &b[start..j];
+        let whole = match (digits.first(), b.get(j)) {
             (None, _) | (_, Some(b'.' | b'e' | b'E')) => false,
             (Some(b'0'), _) => digits.len() == 1,
             _ => true,
@@ -144,10 +188,7 @@ impl<'a> Cursor<'a> {
             return None;
         }
         if digits.len() <= 18 {
-            // Eighteen digits cannot overflow: no checks needed.
-            let n = digits
-                .iter()
-                .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+            let n = n as i64;
             return Some(if negative { -n } else { n });
         }
         // Accumulated as a negative number, whose range is the larger one.
@@ -218,6 +259,8 @@ mod tests {
             r#"["enqueue",1,"s","e",[503,503,503,503,503,503,503,503,503,200]]"#,
             r#"["process",9223372036854775807]"#,
             r#"["status",3,"é漢🙂"]"#,
+            r#"["status",3,"abcdefgh-é漢🙂-ijklmnop-qrstuvwx"]"#,
+            r#"["status",3,"abcdefgh"]"#,
             r#"["disable",3,"s"]"#,
             r#"["enable",3,"s",false]"#,
             r#"["dead_letters",3]"#,
@@ -241,6 +284,9 @@ mod tests {
             r#"["frobnicate",0]"#,
             r#"["status",0,5]"#,
             r#"["status",0,"a\"b"]"#,
+            r#"["status",0,"abcdefghijk\"b"]"#,
+            "[\"status\",0,\"abcdefghijklm\u{1f}nop\"]",
+            "[\"status\",0,\"abcdefgh\u{7f}\u{0}\"]",
             r#"["enqueue",0,"s","e",[200.0]]"#,
             r#"["enqueue",0,"s","e",200]"#,
             r#"["enable",0,"s",1]"#,
