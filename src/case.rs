@@ -590,6 +590,24 @@ pub fn scan_ids(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The parts a case's `without` or `also` list names; the first name that is no part is kept
+/// in `unknown` (with where it stands), to be told once the cases are parsed.
+fn parts_named(
+    names: Vec<Spanned<String>>,
+    unknown: &mut Option<(serde_saphyr::Location, String)>,
+) -> Vec<Part> {
+    let mut parts = Vec::with_capacity(names.len());
+    for name in names {
+        match Part::parse(name.value.trim()) {
+            Some(p) => parts.push(p),
+            None => {
+                unknown.get_or_insert((name.referenced, name.value));
+            }
+        }
+    }
+    parts
+}
+
 /// Parses one case file. `suite` names the cases in it.
 pub fn load(path: &Path, suite: &str) -> Result<Vec<Case>, LoadError> {
     let text = read_case_file(path)?;
@@ -617,28 +635,13 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
         reason,
     };
     let mut cases = Vec::with_capacity(raw.cases.len());
-    // The first name in a `without` list that is no part, told once the cases are parsed.
+    // The first name in a `without` or `also` list that is no part, told once the cases are
+    // parsed.
     let mut unknown_without = None;
     let mut unknown_also = None;
     for c in raw.cases {
-        let mut without = Vec::with_capacity(c.without.len());
-        for name in c.without {
-            match Part::parse(name.value.trim()) {
-                Some(p) => without.push(p),
-                None => {
-                    unknown_without.get_or_insert((name.referenced, name.value));
-                }
-            }
-        }
-        let mut also = Vec::with_capacity(c.also.len());
-        for name in c.also {
-            match Part::parse(name.value.trim()) {
-                Some(p) => also.push(p),
-                None => {
-                    unknown_also.get_or_insert((name.referenced, name.value));
-                }
-            }
-        }
+        let without = parts_named(c.without, &mut unknown_without);
+        let also = parts_named(c.also, &mut unknown_also);
         let mut steps = Vec::with_capacity(c.steps.len());
         for s in c.steps {
             let line = line_of(&s.op.referenced);

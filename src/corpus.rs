@@ -279,8 +279,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
             }
         }
         out.extend(situation_problems(c, &at, rules));
-        out.extend(without_problems(c, &at));
-        out.extend(also_problems(c, &at));
+        out.extend(part_list_problems(c, &at));
         if c.recorded == Some(Recorded::Unreviewed) {
             out.push(format!(
                 "{at}: recorded from the reference and not yet reviewed against the spec"
@@ -293,49 +292,47 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
     out
 }
 
-/// What is wrong with a case's `without:` list (its names are known parts: loading checks that).
-/// A case that excludes its own part, or a part its part builds on, applies to no
-/// implementation at all: it would never run, and so never be checked.
-fn without_problems(c: &Case, at: &str) -> Vec<String> {
+/// What is wrong with a case's `without:` and `also:` lists (their names are known parts:
+/// loading checks that). A case that excludes its own part, a part its part builds on, or a
+/// part `also` asks for applies to no implementation at all: it would never run, and so never
+/// be checked. A part in `also` must add something: not the case's own part nor one it builds
+/// on.
+fn part_list_problems(c: &Case, at: &str) -> Vec<String> {
     let mut out = Vec::new();
     let needed = c.part.needs();
-    for (i, p) in c.without.iter().enumerate() {
-        if c.without[..i].contains(p) {
-            out.push(format!("{at}: `without` lists `{p}` twice"));
-        } else if *p == c.part {
-            out.push(format!(
-                "{at}: `without` lists `{p}`, the case's own part: the case would apply to no \
-                 implementation"
-            ));
-        } else if needed.contains(p) {
-            out.push(format!(
-                "{at}: `without` lists `{p}`, which the case's part `{}` builds on: the case \
-                 would apply to no implementation",
-                c.part
-            ));
-        }
-    }
-    out
-}
-
-/// What is wrong with a case's `also:` list: a part listed there must add something (not the
-/// case's own part nor one it builds on) and must not be excluded by `without` as well.
-fn also_problems(c: &Case, at: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let needed = c.part.needs();
-    for (i, p) in c.also.iter().enumerate() {
-        if c.also[..i].contains(p) {
-            out.push(format!("{at}: `also` lists `{p}` twice"));
-        } else if *p == c.part || needed.contains(p) {
-            out.push(format!(
-                "{at}: `also` lists `{p}`, which the case's part `{}` already needs",
-                c.part
-            ));
-        } else if c.without.contains(p) {
-            out.push(format!(
-                "{at}: `also` and `without` both list `{p}`: the case would apply to no \
-                 implementation"
-            ));
+    for (field, list) in [("without", &c.without), ("also", &c.also)] {
+        for (i, p) in list.iter().enumerate() {
+            let problem = if list[..i].contains(p) {
+                format!("`{field}` lists `{p}` twice")
+            } else if field == "also" {
+                if *p == c.part || needed.contains(p) {
+                    format!(
+                        "`also` lists `{p}`, which the case's part `{}` already needs",
+                        c.part
+                    )
+                } else if c.without.contains(p) {
+                    format!(
+                        "`also` and `without` both list `{p}`: the case would apply to no \
+                         implementation"
+                    )
+                } else {
+                    continue;
+                }
+            } else if *p == c.part {
+                format!(
+                    "`without` lists `{p}`, the case's own part: the case would apply to no \
+                     implementation"
+                )
+            } else if needed.contains(p) {
+                format!(
+                    "`without` lists `{p}`, which the case's part `{}` builds on: the case \
+                     would apply to no implementation",
+                    c.part
+                )
+            } else {
+                continue;
+            };
+            out.push(format!("{at}: {problem}"));
         }
     }
     out

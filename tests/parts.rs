@@ -467,6 +467,15 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
         case("retries", "[retry-after, retry-after]"),
     )
     .expect("a file");
+    std::fs::write(
+        dir.join("also.yaml"),
+        "part: auto-disable\ncases:\n  - id: a-also\n    title: t\n    rules: [auto.count]\n    \
+         origin: brief\n    also: [policy]\n    steps:\n      - op: [process, 0]\n        \
+         expect: []\n  - id: a-both\n    title: t\n    rules: [auto.count]\n    origin: brief\n    \
+         also: [dead-letters]\n    without: [dead-letters]\n    steps:\n      - op: [process, 0]\n        \
+         expect: []\n",
+    )
+    .expect("a file");
     let out = hookcheck(&dir, &["lint", "--no-builtin", "--cases", "."]);
     let report = text(&out);
     assert_eq!(out.status.code(), Some(1), "{report}");
@@ -474,6 +483,8 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
         "`without` lists `policy`, the case's own part",
         "`without` lists `pause`, which the case's part `retry-after` builds on",
         "`without` lists `retry-after` twice",
+        "`also` lists `policy`, which the case's part `auto-disable` already needs",
+        "`also` and `without` both list `dead-letters`: the case would apply to no implementation",
     ] {
         assert!(report.contains(needle), "{needle}\n{report}");
     }

@@ -248,14 +248,25 @@ fn a_full_disk_is_a_write_error() {
         eprintln!("no /dev/full here: skipped");
         return;
     };
-    for input in [&b"[[\"process\",0]]"[..], &b"[\"process\",0]\n"[..]] {
-        let mut child = Command::new(RUN)
+    // `hookcheck run` writing into /dev/full.
+    let into_full = || {
+        Command::new(RUN)
             .arg("run")
             .stdin(Stdio::piped())
             .stdout(full.try_clone().expect("dup"))
             .stderr(Stdio::piped())
             .spawn()
-            .expect("hookcheck starts");
+            .expect("hookcheck starts")
+    };
+    let says_disk_full = |out: &std::process::Output| {
+        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).trim_end(),
+            "hookcheck run: cannot write output: No space left on device (os error 28)"
+        );
+    };
+    for input in [&b"[[\"process\",0]]"[..], &b"[\"process\",0]\n"[..]] {
+        let mut child = into_full();
         let mut stdin = child.stdin.take().expect("stdin");
         // Enough results to fill the write buffer several times over.
         let op = if input[0] == b'[' && input[1] == b'[' {
@@ -278,25 +289,11 @@ fn a_full_disk_is_a_write_error() {
         });
         let out = child.wait_with_output().expect("waits");
         let _ = writer.join();
-        assert_eq!(out.status.code(), Some(2));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr).trim_end(),
-            "hookcheck run: cannot write output: No space left on device (os error 28)"
-        );
+        says_disk_full(&out);
         // A short run fails at its last write, the same way.
-        let mut child = Command::new(RUN)
-            .arg("run")
-            .stdin(Stdio::piped())
-            .stdout(full.try_clone().expect("dup"))
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("hookcheck starts");
+        let mut child = into_full();
         let _ = child.stdin.take().expect("stdin").write_all(input);
         let out = child.wait_with_output().expect("waits");
-        assert_eq!(out.status.code(), Some(2));
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr).trim_end(),
-            "hookcheck run: cannot write output: No space left on device (os error 28)"
-        );
+        says_disk_full(&out);
     }
 }

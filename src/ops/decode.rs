@@ -138,7 +138,7 @@ impl<'a> Elem<'a> {
         match value {
             Value::String(s) => Elem::Str(Cow::Borrowed(s)),
             Value::Bool(b) => Elem::Bool(*b),
-            Value::Number(n) => n.as_i64().map_or(Elem::Other, Elem::Int),
+            Value::Number(_) => integer_value(value).map_or(Elem::Other, Elem::Int),
             Value::Array(items) => Elem::List(outcome_values(items)),
             Value::Null => Elem::Null,
             Value::Object(map) => Elem::Policy(policy(map)),
@@ -319,14 +319,20 @@ pub(crate) fn outcomes(json: &str) -> Result<Outcomes, Error> {
     Outcomes::new(short[..kept].iter().copied().chain(long))
 }
 
+/// A value that is an integer as JSON spells one (`op.ts-strict`): serde_json keeps each number's
+/// spelling, so `10.0` and `1e1` are not, as `integer` reads them from text; `-0` is 0.
+fn integer_value(v: &Value) -> Option<i64> {
+    match v {
+        Value::Number(n) => n.as_i64(),
+        _ => None,
+    }
+}
+
 /// `outcomes` held as values: integer statuses (`outcomes.valid`, `outcomes.strict`) or Part 5's
 /// objects (`outcomes.objects`, `outcomes.objects-strict`). serde_json keeps each number's
 /// spelling, so `as_i64` refuses `200.0` here as `integer` does on text.
 fn outcome_values(items: &[Value]) -> Result<Outcomes, Error> {
-    let int = |v: &Value| match v {
-        Value::Number(n) => n.as_i64().ok_or(Error::InvalidOutcomes),
-        _ => Err(Error::InvalidOutcomes),
-    };
+    let int = |v: &Value| integer_value(v).ok_or(Error::InvalidOutcomes);
     if !items.iter().any(Value::is_object) {
         return items
             .iter()
@@ -358,12 +364,12 @@ fn outcome_values(items: &[Value]) -> Result<Outcomes, Error> {
 /// `attempts` and `waits` required, `disable_on_gone` and `disable_after` optional, no other
 /// key.
 fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
-    let int = |v: &Value| match v {
-        Value::Number(n) => n.as_i64().ok_or(Error::InvalidPolicy),
-        _ => Err(Error::InvalidPolicy),
-    };
     // Beyond u32 is out of range as surely as beyond the policy's own bounds.
-    let small = |v: &Value| int(v).and_then(|n| u32::try_from(n).map_err(|_| Error::InvalidPolicy));
+    let small = |v: &Value| {
+        integer_value(v)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or(Error::InvalidPolicy)
+    };
     let (mut attempts, mut waits, mut gone, mut threshold) = (None, None, None, None);
     for (key, value) in map {
         match (key.as_str(), value) {

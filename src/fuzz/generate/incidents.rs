@@ -40,13 +40,9 @@ enum Target {
 impl State {
     /// A Part 6 or Part 7 operation in place of one of the brief's.
     pub(super) fn incident_op(&mut self) -> Value {
-        // Endpoints a threshold (or a 410) disabled are enabled again, with or without replay:
-        // else their events stay held to the end of the case.
-        if self.pause && !self.gone.is_empty() && self.p.chance(25) {
-            let at = self.p.below(self.gone.len() as u64) as usize;
-            let ep = self.gone.swap_remove(at);
-            let replay = self.p.chance(50);
-            return json!(["enable", self.advance(), ep, replay]);
+        // Endpoints a threshold (or a 410) disabled are enabled again.
+        if let Some(enable) = self.enable_a_disabled(25) {
+            return enable;
         }
         let six = self.auto && (!self.dead || self.p.chance(50));
         if six { self.auto_op() } else { self.dead_op() }

@@ -24,15 +24,24 @@ const LONG_WAITS: [i64; 6] = [240, 299, 300, 301, 600, 1000];
 const HUGE_WAITS: [i64; 4] = [3600, 86_400, 604_800, MAX_WAIT];
 
 impl State {
+    /// `percent` of the time, when an endpoint was disabled by a 410 or a threshold, an
+    /// `enable` of it, with or without replay: without one, its held events (and, with replay,
+    /// its dead) would never be attempted again.
+    pub(super) fn enable_a_disabled(&mut self, percent: u64) -> Option<Value> {
+        if !(self.pause && !self.gone.is_empty() && self.p.chance(percent)) {
+            return None;
+        }
+        let at = self.p.below(self.gone.len() as u64) as usize;
+        let ep = self.gone.swap_remove(at);
+        let replay = self.p.chance(50);
+        Some(json!(["enable", self.advance(), ep, replay]))
+    }
+
     /// A roadmap operation in place of one of the brief's.
     pub(super) fn roadmap_op(&mut self) -> Value {
-        // `gone.disable`: `enable` resumes an endpoint a 410 disabled. Without it, its held
-        // events (and the event that died, with replay) would never be attempted again.
-        if self.pause && !self.gone.is_empty() && self.p.chance(60) {
-            let at = self.p.below(self.gone.len() as u64) as usize;
-            let ep = self.gone.swap_remove(at);
-            let replay = self.p.chance(50);
-            return json!(["enable", self.advance(), ep, replay]);
+        // `gone.disable`: `enable` resumes an endpoint a 410 disabled.
+        if let Some(enable) = self.enable_a_disabled(60) {
+            return enable;
         }
         // Invalid object entries, more often than `malformed` alone would give them. For an
         // endpoint that exists: whether outcomes or the endpoint are checked first is only a
@@ -328,6 +337,16 @@ impl State {
         }
     }
 
+    /// Enqueues an event of `ep` at the current time, its outcomes written by `entries`;
+    /// returns its id.
+    fn enqueue_entries(&mut self, ep: &str, prefix: &str, statuses: Vec<i64>) -> String {
+        self.events += 1;
+        let id = format!("{prefix}{}", self.events);
+        let outcomes = self.entries(statuses, ep);
+        self.push(json!(["enqueue", self.ts, ep, id.clone(), outcomes]));
+        id
+    }
+
     /// The outcomes of an event of `endpoint`: `statuses` as the brief's generator drew them,
     /// or with Part 5 now and then a list of the statuses Part 5 is about, and with some
     /// entries as objects (`outcomes.objects`).
@@ -509,16 +528,7 @@ impl State {
             }
             _ => vec![first, first, 404],
         };
-        self.events += 1;
-        let id = format!("q{}", self.events);
-        let outcomes = self.entries(statuses, &ep);
-        self.push(json!([
-            "enqueue",
-            self.ts,
-            ep.clone(),
-            id.clone(),
-            outcomes
-        ]));
+        let id = self.enqueue_entries(&ep, "q", statuses);
         for _ in 0..1 + self.p.below(3) {
             let p = self.process();
             self.push(p);
@@ -601,16 +611,7 @@ impl State {
             } else {
                 self.outcomes()
             };
-            self.events += 1;
-            let id = format!("g{}", self.events);
-            let outcomes = self.entries(statuses, &ep);
-            self.push(json!([
-                "enqueue",
-                self.ts,
-                ep.clone(),
-                id.clone(),
-                outcomes
-            ]));
+            let id = self.enqueue_entries(&ep, "g", statuses);
             ids.push(id);
         }
         for _ in 0..1 + self.p.below(2) {
