@@ -274,6 +274,13 @@ fn run_text(input: &str, format: Format, layout: Layout) -> String {
     let mut out = Vec::new();
     let result = run_stream_with(input.as_bytes(), &mut out, format, layout);
     assert!(result.is_ok(), "{result:?}\ninput: {input}");
+    if layout == Layout::OnePerLine {
+        // `hookcheck run` decodes on a thread of its own: the same results, byte for byte.
+        let mut two_threads = Vec::new();
+        let result = run_stream(input.as_bytes(), &mut two_threads, format);
+        assert!(result.is_ok(), "{result:?}\ninput: {input}");
+        assert_eq!(out, two_threads, "input: {input}");
+    }
     String::from_utf8_lossy(&out).into_owned()
 }
 

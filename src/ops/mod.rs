@@ -22,56 +22,118 @@ use std::borrow::Cow;
 pub const TS_LIMIT: Ts = crate::dispatcher::TS_LIMIT;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command<'a> {
+pub enum CommandOf<S> {
     Register {
-        endpoint: Cow<'a, str>,
-        url: Cow<'a, str>,
+        endpoint: S,
+        url: S,
     },
     Enqueue {
-        endpoint: Cow<'a, str>,
-        event: Cow<'a, str>,
+        endpoint: S,
+        event: S,
         outcomes: Outcomes,
     },
     Process,
     Status {
-        event: Cow<'a, str>,
+        event: S,
     },
     Disable {
-        endpoint: Cow<'a, str>,
+        endpoint: S,
     },
     Enable {
-        endpoint: Cow<'a, str>,
+        endpoint: S,
         replay_dead: bool,
     },
     DeadLetters {
-        endpoint: Option<Cow<'a, str>>,
+        endpoint: Option<S>,
     },
     /// Part 4: `None` restores the default policy (`policy.default`).
     SetPolicy {
-        endpoint: Cow<'a, str>,
+        endpoint: S,
         policy: Option<RetryPolicy>,
     },
     Policy {
-        endpoint: Cow<'a, str>,
+        endpoint: S,
     },
     /// Part 6.
     Endpoint {
-        endpoint: Cow<'a, str>,
+        endpoint: S,
     },
     /// Part 7.
     DeadLetter {
-        event: Cow<'a, str>,
+        event: S,
     },
     Recover {
-        endpoint: Cow<'a, str>,
+        endpoint: S,
         since: Ts,
     },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Operation<'a> {
+pub struct OperationOf<S> {
     pub ts: Ts,
-    pub command: Command<'a>,
+    pub command: CommandOf<S>,
+}
+
+/// A command whose strings borrow the input they were decoded from (or own their unescaped
+/// text).
+pub type Command<'a> = CommandOf<Cow<'a, str>>;
+pub type Operation<'a> = OperationOf<Cow<'a, str>>;
+
+impl<S> OperationOf<S> {
+    /// The same operation with each of its strings (ids, the url) turned by `f`: `hookcheck
+    /// run` decodes on one thread and applies on another, with the strings moved in between.
+    pub fn map_strings<T>(self, mut f: impl FnMut(S) -> T) -> OperationOf<T> {
+        use CommandOf as C;
+        let command = match self.command {
+            C::Register { endpoint, url } => C::Register {
+                endpoint: f(endpoint),
+                url: f(url),
+            },
+            C::Enqueue {
+                endpoint,
+                event,
+                outcomes,
+            } => C::Enqueue {
+                endpoint: f(endpoint),
+                event: f(event),
+                outcomes,
+            },
+            C::Process => C::Process,
+            C::Status { event } => C::Status { event: f(event) },
+            C::Disable { endpoint } => C::Disable {
+                endpoint: f(endpoint),
+            },
+            C::Enable {
+                endpoint,
+                replay_dead,
+            } => C::Enable {
+                endpoint: f(endpoint),
+                replay_dead,
+            },
+            C::DeadLetters { endpoint } => C::DeadLetters {
+                endpoint: endpoint.map(f),
+            },
+            C::SetPolicy { endpoint, policy } => C::SetPolicy {
+                endpoint: f(endpoint),
+                policy,
+            },
+            C::Policy { endpoint } => C::Policy {
+                endpoint: f(endpoint),
+            },
+            C::Endpoint { endpoint } => C::Endpoint {
+                endpoint: f(endpoint),
+            },
+            C::DeadLetter { event } => C::DeadLetter { event: f(event) },
+            C::Recover { endpoint, since } => C::Recover {
+                endpoint: f(endpoint),
+                since,
+            },
+        };
+        OperationOf {
+            ts: self.ts,
+            command,
+        }
+    }
 }
 
 /// The operations by name, and how many arguments may follow `ts`, fewest and most (`op.shape`;
@@ -169,16 +231,30 @@ pub enum Reply<'a> {
 }
 
 /// What an operation did, before its reply borrows the session to show it.
-enum Effect<'op> {
+enum Effect<S> {
     Accepted,
     Queued,
     Attempted,
     Status(Status),
-    DeadLetters(Option<Cow<'op, str>>),
-    Policy(Cow<'op, str>),
+    DeadLetters(Option<S>),
+    Policy(S),
     Endpoint(EndpointReport),
     DeadLetter(DeadLetter),
     Count(usize),
+}
+
+/// Reads the strings of an operation: its own (`Owned`), or places in a text held elsewhere.
+pub trait Strings<S> {
+    fn get<'a>(&'a self, s: &'a S) -> &'a str;
+}
+
+/// The strings of an [`Operation`], each its own.
+pub struct Owned;
+
+impl Strings<Cow<'_, str>> for Owned {
+    fn get<'a>(&'a self, s: &'a Cow<'_, str>) -> &'a str {
+        s
+    }
 }
 
 /// One run of the contract: a fresh dispatcher, operations applied in order.
@@ -200,8 +276,18 @@ impl Session {
 
     /// Applies a decoded operation (or the error its decoding gave) and returns its reply.
     pub fn apply(&mut self, op: Result<Operation<'_>, Error>) -> Reply<'_> {
+        self.apply_with(op, &Owned)
+    }
+
+    /// Applies an operation whose strings `text` reads: `hookcheck run` decodes on another
+    /// thread, which hands its strings over as places in a shared text.
+    pub fn apply_with<S>(
+        &mut self,
+        op: Result<OperationOf<S>, Error>,
+        text: &impl Strings<S>,
+    ) -> Reply<'_> {
         // The state changes first; the reply then borrows the session's state to show it.
-        let effect = match op.and_then(|op| self.change(op)) {
+        let effect = match op.and_then(|op| self.change(op, text)) {
             Ok(effect) => effect,
             Err(e) => return Reply::Error(e),
         };
@@ -212,11 +298,11 @@ impl Session {
             Effect::Attempted => Reply::Attempts(d, &self.attempts),
             Effect::Status(s) => Reply::Status(s),
             Effect::DeadLetters(None) => Reply::DeadLetters(d.dead_letters().collect()),
-            Effect::DeadLetters(Some(endpoint)) => match d.dead_letters_of(&endpoint) {
+            Effect::DeadLetters(Some(endpoint)) => match d.dead_letters_of(text.get(&endpoint)) {
                 Ok(ids) => Reply::DeadLetters(ids.collect()),
                 Err(e) => Reply::Error(e),
             },
-            Effect::Policy(endpoint) => match d.policy(&endpoint) {
+            Effect::Policy(endpoint) => match d.policy(text.get(&endpoint)) {
                 Ok(policy) => Reply::Policy(policy),
                 Err(e) => Reply::Error(e),
             },
@@ -226,49 +312,57 @@ impl Session {
         }
     }
 
-    fn change<'op>(&mut self, op: Operation<'op>) -> Result<Effect<'op>, Error> {
+    fn change<S>(
+        &mut self,
+        op: OperationOf<S>,
+        text: &impl Strings<S>,
+    ) -> Result<Effect<S>, Error> {
         let d = &mut self.dispatcher;
         let ts = op.ts;
         Ok(match op.command {
-            Command::Register { endpoint, url } => {
-                d.register(&endpoint, &url)?;
+            CommandOf::Register { endpoint, url } => {
+                d.register(text.get(&endpoint), text.get(&url))?;
                 Effect::Accepted
             }
-            Command::Enqueue {
+            CommandOf::Enqueue {
                 endpoint,
                 event,
                 outcomes,
             } => {
-                d.enqueue(ts, &endpoint, &event, outcomes)?;
+                d.enqueue(ts, text.get(&endpoint), text.get(&event), outcomes)?;
                 Effect::Queued
             }
-            Command::Process => {
+            CommandOf::Process => {
                 self.attempts.clear();
                 let attempts = &mut self.attempts;
                 d.process_with(ts, |a| attempts.push(a));
                 Effect::Attempted
             }
-            Command::Status { event } => Effect::Status(d.status(&event)?),
-            Command::Disable { endpoint } => {
-                d.disable(&endpoint)?;
+            CommandOf::Status { event } => Effect::Status(d.status(text.get(&event))?),
+            CommandOf::Disable { endpoint } => {
+                d.disable(text.get(&endpoint))?;
                 Effect::Accepted
             }
-            Command::Enable {
+            CommandOf::Enable {
                 endpoint,
                 replay_dead,
             } => {
-                d.enable(ts, &endpoint, replay_dead)?;
+                d.enable(ts, text.get(&endpoint), replay_dead)?;
                 Effect::Accepted
             }
-            Command::DeadLetters { endpoint } => Effect::DeadLetters(endpoint),
-            Command::SetPolicy { endpoint, policy } => {
-                d.set_policy(&endpoint, policy)?;
+            CommandOf::DeadLetters { endpoint } => Effect::DeadLetters(endpoint),
+            CommandOf::SetPolicy { endpoint, policy } => {
+                d.set_policy(text.get(&endpoint), policy)?;
                 Effect::Accepted
             }
-            Command::Policy { endpoint } => Effect::Policy(endpoint),
-            Command::Endpoint { endpoint } => Effect::Endpoint(d.endpoint_report(&endpoint)?),
-            Command::DeadLetter { event } => Effect::DeadLetter(d.dead_letter(&event)?),
-            Command::Recover { endpoint, since } => Effect::Count(d.recover(ts, &endpoint, since)?),
+            CommandOf::Policy { endpoint } => Effect::Policy(endpoint),
+            CommandOf::Endpoint { endpoint } => {
+                Effect::Endpoint(d.endpoint_report(text.get(&endpoint))?)
+            }
+            CommandOf::DeadLetter { event } => Effect::DeadLetter(d.dead_letter(text.get(&event))?),
+            CommandOf::Recover { endpoint, since } => {
+                Effect::Count(d.recover(ts, text.get(&endpoint), since)?)
+            }
         })
     }
 

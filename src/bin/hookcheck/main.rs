@@ -514,8 +514,8 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
         InputFormat::Array => Format::Array,
         InputFormat::Lines => Format::Lines,
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    // Unlocked, so the results can be written from a thread of their own.
+    let mut out = BufWriter::new(io::stdout());
     let result = match file.filter(|p| p.as_os_str() != "-") {
         Some(path) => match File::open(&path) {
             Ok(f) => run_stream(BufReader::new(f), &mut out, format),
@@ -524,7 +524,7 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
                 return ExitCode::from(2);
             }
         },
-        None => run_stream(io::stdin().lock(), &mut out, format),
+        None => run_stream(io::stdin(), &mut out, format),
     };
     let flushed = out.flush();
     match (result, flushed) {

@@ -1,0 +1,98 @@
+//! The writing side of `hookcheck run`: each operation applied to one session, in input order,
+//! and its result written into a buffer flushed in large writes, laid out as the input was (an
+//! array of results for an array of operations, one result per line for lines).
+
+use super::walk::Sink;
+use super::{Layout, RunError};
+use crate::dispatcher::Error;
+use crate::ops::{Operation, OperationOf, Owned, Session, Strings};
+use std::io::{self, Write};
+
+/// Where full buffers of results go.
+pub(super) trait Output {
+    /// Writes out the bytes of `buf`, leaving it empty (possibly another allocation).
+    fn take(&mut self, buf: &mut Vec<u8>) -> io::Result<()>;
+}
+
+impl<W: Write> Output for &mut W {
+    fn take(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
+        self.write_all(buf)?;
+        buf.clear();
+        Ok(())
+    }
+}
+
+/// Results are written in pieces of about this size: large enough that writing costs little per
+/// result, small enough to keep few of them in memory when they are handed to a writing thread.
+pub(super) const PIECE: usize = 64 << 10;
+
+pub(super) struct Applier<O: Output> {
+    session: Session,
+    out: O,
+    buf: Vec<u8>,
+    layout: Layout,
+    /// Between results: `Some` once the input showed itself an array, `None` for lines.
+    separator: Option<&'static [u8]>,
+    first: bool,
+}
+
+impl<O: Output> Applier<O> {
+    pub fn new(out: O, layout: Layout) -> Self {
+        Applier {
+            session: Session::new(),
+            out,
+            buf: Vec::with_capacity(PIECE),
+            layout,
+            separator: None,
+            first: true,
+        }
+    }
+
+    /// Writes what is still buffered.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.take(&mut self.buf)
+    }
+
+    /// Applies an operation whose strings `text` reads, and writes its result.
+    pub fn operation_with<S>(
+        &mut self,
+        op: Result<OperationOf<S>, Error>,
+        text: &impl Strings<S>,
+    ) -> Result<(), RunError> {
+        match self.separator {
+            Some(separator) if !self.first => self.buf.extend_from_slice(separator),
+            _ => {}
+        }
+        self.first = false;
+        self.session.apply_with(op, text).write_json(&mut self.buf);
+        if self.separator.is_none() {
+            self.buf.push(b'\n');
+        }
+        if self.buf.len() >= PIECE {
+            self.flush().map_err(RunError::Write)?;
+        }
+        Ok(())
+    }
+}
+
+impl<O: Output> Sink for Applier<O> {
+    fn open(&mut self) {
+        self.buf.push(b'[');
+        self.separator = Some(match self.layout {
+            Layout::OnePerLine => b",\n ",
+            Layout::OneLine => b",",
+        });
+    }
+
+    fn operation(&mut self, op: Result<Operation<'_>, Error>) -> Result<(), RunError> {
+        self.operation_with(op, &Owned)
+    }
+
+    fn close(&mut self) {
+        self.buf.extend_from_slice(b"]\n");
+    }
+
+    fn left_open(&mut self) {
+        self.buf.push(b'\n');
+    }
+}
