@@ -165,6 +165,11 @@ impl Dispatcher {
         self.event_ids.name(key.0)
     }
 
+    /// The event's id as UTF-8 bytes, for writing out: cheaper than [`Dispatcher::event_id`].
+    pub fn event_id_bytes(&self, key: EventKey) -> &[u8] {
+        self.event_ids.bytes(key.0)
+    }
+
     /// The id of the endpoint an event belongs to.
     pub fn endpoint_of(&self, key: EventKey) -> &str {
         self.endpoint_ids.name(self.events[key.index()].endpoint.0)
