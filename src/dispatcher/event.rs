@@ -28,10 +28,10 @@ pub(crate) enum Lifecycle {
     },
 }
 
-/// An event is one cache line: `process` meets most of them cold, and reads their due time,
-/// their script and then their id.
+/// An event carries its id's name, as `process` meets most events cold and reads their due
+/// time, their script and then their id: 64 bytes. (Aligning events to cache lines measured no
+/// faster, and a growing `Vec` of over-aligned values is copied rather than reallocated.)
 #[derive(Debug)]
-#[repr(align(64))]
 pub(crate) struct Event {
     pub name: Name,
     pub endpoint: EndpointKey,
@@ -50,4 +50,4 @@ impl Named for Event {
     }
 }
 
-const _: () = assert!(size_of::<Event>() == 64, "an event fits one cache line");
+const _: () = assert!(size_of::<Event>() <= 64, "an event stays within 64 bytes");
