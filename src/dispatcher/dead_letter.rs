@@ -33,7 +33,7 @@ impl Dispatcher {
     /// The event's death: its last status is its script's entry for its last attempt, and the
     /// time is kept with its dead letter, so a dead event costs nothing more to describe.
     pub fn dead_letter(&self, event_id: &str) -> Result<DeadLetter, Error> {
-        let key = EventKey(self.event_ids.get(event_id).ok_or(Error::UnknownEvent)?);
+        let key = self.event_key(event_id)?;
         let event = &self.events[key.index()];
         let Lifecycle::Dead { letter } = event.lifecycle else {
             return Err(Error::NotDead);

@@ -1,6 +1,7 @@
 //! An endpoint: its pending events in enqueue order and its own dead letters, so that ordering,
 //! pause and replay work on one endpoint's events without touching anyone else's.
 
+use super::ids::{Name, Named};
 use super::policy::{DEFAULT, RetryPolicy};
 use super::{EventKey, Ts};
 use std::collections::{BTreeMap, VecDeque};
@@ -38,6 +39,7 @@ impl DisableReason {
 
 #[derive(Debug)]
 pub(crate) struct Endpoint {
+    pub name: Name,
     #[allow(dead_code)] // Stored as the brief's model has it; the simulation never contacts it.
     pub url: Box<str>,
     /// `Some` while disabled, with the reason.
@@ -61,9 +63,16 @@ pub(crate) struct Endpoint {
     pub policy: Option<Box<RetryPolicy>>,
 }
 
+impl Named for Endpoint {
+    fn name(&self) -> &Name {
+        &self.name
+    }
+}
+
 impl Endpoint {
-    pub fn new(url: &str) -> Self {
+    pub fn new(name: Name, url: &str) -> Self {
         Endpoint {
+            name,
             url: url.into(),
             disabled: None,
             consecutive_failures: 0,

@@ -1,5 +1,6 @@
 //! An event: one notification for one endpoint, with its script and delivery state.
 
+use super::ids::{Name, Named};
 use super::outcome::Script;
 use super::{EndpointKey, Ts};
 
@@ -27,9 +28,12 @@ pub(crate) enum Lifecycle {
     },
 }
 
-/// An event's id lives in the dispatcher's id arena, under the event's key.
+/// An event carries its id's name, as `process` meets most events cold and reads their due
+/// time, their script and then their id: 64 bytes. (Aligning events to cache lines measured no
+/// faster, and a growing `Vec` of over-aligned values is copied rather than reallocated.)
 #[derive(Debug)]
 pub(crate) struct Event {
+    pub name: Name,
     pub endpoint: EndpointKey,
     /// The endpoint's `epoch` when `due_at` was set. An `enable` bumps the endpoint's epoch
     /// instead of touching each pending event, which makes every event set before it due at the
@@ -39,3 +43,11 @@ pub(crate) struct Event {
     pub attempts: u32,
     pub lifecycle: Lifecycle,
 }
+
+impl Named for Event {
+    fn name(&self) -> &Name {
+        &self.name
+    }
+}
+
+const _: () = assert!(size_of::<Event>() <= 64, "an event stays within 64 bytes");

@@ -1,92 +1,179 @@
-//! Interned ids: every endpoint or event id is stored once, in one text arena, and found again
-//! through a hash table of indexes into it. Against a map of boxed strings this saves an
-//! allocation and a pointer per id. Ids come from input, so the hash is foldhash with a seed
-//! drawn per process: a fixed seed would let crafted ids collide on purpose.
+//! Interned ids: a hash table finds the index of the event or endpoint an id names, and the id
+//! itself is kept as a 12-byte [`Name`] inside that event or endpoint. Short ids, which ids
+//! usually are ("evt-123456"), live in their name whole, and only longer ones in a shared text
+//! arena: naming an event then reads only the event, which an attempt has at hand, and looking
+//! an event up reads the event a status goes on to read anyway. Ids come from input, so the hash
+//! is foldhash with a seed drawn per process: a fixed seed would let crafted ids collide on
+//! purpose.
 
 use super::Error;
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
 
+/// What an id names, holding the id's [`Name`].
+pub(crate) trait Named {
+    fn name(&self) -> &Name;
+}
+
+/// An id as its owner keeps it: `[len, bytes…]` for up to `INLINE` bytes, or `[LONG, 0, 0, 0,
+/// start, len]` (little-endian `u32`s) for a span of the text arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Name([u8; 12]);
+
+/// The longest id kept inline.
+const INLINE: usize = 11;
+const LONG: u8 = u8::MAX;
+
 #[derive(Debug, Default)]
 pub(crate) struct Ids {
+    /// The text of the ids too long to be inline, one after the other.
     text: String,
-    /// Where each id ends in `text`: id `i` is `text[ends[i - 1]..ends[i]]`.
-    ends: Vec<u32>,
-    table: HashTable<u32>,
+    /// (hash, index) of every id. With the hash at hand a growing table never reads an id
+    /// back, and a probe reads one only when the whole 32-bit hash matches.
+    table: HashTable<(u32, u32)>,
     hasher: RandomState,
 }
 
 impl Ids {
-    pub fn get(&self, id: &str) -> Option<u32> {
-        let hash = self.hasher.hash_one(id);
+    /// The index of the item of `items` named `id`.
+    pub fn get<T: Named>(&self, id: &str, items: &[T]) -> Option<u32> {
+        let hash = self.hash(id);
         self.table
-            .find(hash, |&i| span(&self.text, &self.ends, i) == id)
-            .copied()
+            .find(spread(hash), |&(h, i)| {
+                h == hash && named(&self.text, items, i) == id.as_bytes()
+            })
+            .map(|&(_, i)| i)
     }
 
-    /// Adds `id` under the next index: `Ok(None)` when it is there already.
-    pub fn insert(&mut self, id: &str) -> Result<Option<u32>, Error> {
-        let Ids {
-            text,
-            ends,
-            table,
-            hasher,
-        } = self;
-        let hash = hasher.hash_one(id);
+    /// Adds `id` as the name of the next item, `items.len()`: returns that index and the name,
+    /// which the caller must push with that item; `Ok(None)` when an item has it already.
+    pub fn insert<T: Named>(
+        &mut self,
+        id: &str,
+        items: &[T],
+    ) -> Result<Option<(u32, Name)>, Error> {
+        let hash = self.hash(id);
+        let Ids { text, table, .. } = self;
         let entry = table.entry(
-            hash,
-            |&i| span(text, ends, i) == id,
-            |&i| hasher.hash_one(span(text, ends, i)),
+            spread(hash),
+            |&(h, i)| h == hash && named(text, items, i) == id.as_bytes(),
+            |&(h, _)| spread(h),
         );
         let hashbrown::hash_table::Entry::Vacant(slot) = entry else {
             return Ok(None);
         };
-        let index = u32::try_from(ends.len()).map_err(|_| Error::CapacityExceeded)?;
-        let end = u32::try_from(text.len() + id.len()).map_err(|_| Error::CapacityExceeded)?;
-        text.push_str(id);
-        ends.push(end);
-        slot.insert(index);
-        Ok(Some(index))
+        let index = u32::try_from(items.len()).map_err(|_| Error::CapacityExceeded)?;
+        let mut name = [0; 12];
+        if id.len() <= INLINE {
+            name[0] = u8::try_from(id.len()).map_err(|_| Error::CapacityExceeded)?;
+            name[1..=id.len()].copy_from_slice(id.as_bytes());
+        } else {
+            let start = u32::try_from(text.len()).map_err(|_| Error::CapacityExceeded)?;
+            let len = u32::try_from(id.len()).map_err(|_| Error::CapacityExceeded)?;
+            text.push_str(id);
+            name[0] = LONG;
+            name[4..8].copy_from_slice(&start.to_le_bytes());
+            name[8..].copy_from_slice(&len.to_le_bytes());
+        }
+        slot.insert((hash, index));
+        Ok(Some((index, Name(name))))
     }
 
-    pub fn name(&self, index: u32) -> &str {
-        span(&self.text, &self.ends, index)
+    pub fn str<'a>(&'a self, name: &'a Name) -> &'a str {
+        // Every name was copied whole from a `str`, so this never fails.
+        std::str::from_utf8(self.bytes(name)).unwrap_or("")
+    }
+
+    /// The id's UTF-8 bytes, for callers that write them out as they are: `str` checks them
+    /// again, which costs more than reading them.
+    pub fn bytes<'a>(&'a self, name: &'a Name) -> &'a [u8] {
+        bytes(&self.text, name)
+    }
+
+    /// The high half of the id's 64-bit hash, which is all the table keeps.
+    fn hash(&self, id: &str) -> u32 {
+        (self.hasher.hash_one(id) >> 32) as u32
     }
 }
 
-fn span<'a>(text: &'a str, ends: &[u32], index: u32) -> &'a str {
-    let i = index as usize;
-    let start = match i.checked_sub(1) {
-        Some(before) => ends.get(before).copied().unwrap_or(0),
-        None => 0,
-    };
-    let end = ends.get(i).copied().unwrap_or(start);
-    text.get(start as usize..end as usize).unwrap_or("")
+/// The 64-bit hash the table works with, made from the kept 32 bits alone (so that a growing
+/// table can rebuild it): the table picks buckets by its low bits and tells entries apart in a
+/// bucket group by its top seven, both of which are then the kept hash's.
+fn spread(hash: u32) -> u64 {
+    u64::from(hash) << 32 | u64::from(hash)
+}
+
+fn named<'a, T: Named>(text: &'a str, items: &'a [T], index: u32) -> &'a [u8] {
+    match items.get(index as usize) {
+        Some(item) => bytes(text, item.name()),
+        None => &[],
+    }
+}
+
+fn bytes<'a>(text: &'a str, name: &'a Name) -> &'a [u8] {
+    let Name([len, inline @ ..]) = name;
+    if *len != LONG {
+        return inline.get(..usize::from(*len)).unwrap_or(&[]);
+    }
+    let [_, _, _, s0, s1, s2, s3, l0, l1, l2, l3] = *inline;
+    let start = u32::from_le_bytes([s0, s1, s2, s3]) as usize;
+    let len = u32::from_le_bytes([l0, l1, l2, l3]) as usize;
+    text.as_bytes().get(start..start + len).unwrap_or(&[])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    impl Named for Name {
+        fn name(&self) -> &Name {
+            self
+        }
+    }
+
     #[test]
     fn ids_are_found_again_and_never_added_twice() {
-        let mut ids = Ids::default();
-        let names = ["shop", "", "évt-1", "shop2", "sh"];
-        for (i, n) in names.iter().enumerate() {
-            assert_eq!(ids.insert(n), Ok(Some(i as u32)), "{n}");
+        let long = "a-rather-long-event-id-with-é-in-it";
+        let ids_ = [
+            "shop",
+            "",
+            "évt-1",
+            "sh",
+            long,
+            "elevenbytes",
+            "twelve-bytes",
+        ];
+        let (mut ids, mut names) = (Ids::default(), Vec::new());
+        for (i, n) in ids_.iter().enumerate() {
+            let (index, name) = ids.insert(n, &names).ok().flatten().expect("new");
+            assert_eq!(index, i as u32);
+            names.push(name);
         }
-        for (i, n) in names.iter().enumerate() {
-            assert_eq!(ids.get(n), Some(i as u32));
-            assert_eq!(ids.name(i as u32), *n);
-            assert_eq!(ids.insert(n), Ok(None));
+        for (i, n) in ids_.iter().enumerate() {
+            assert_eq!(ids.get(n, &names), Some(i as u32));
+            assert_eq!(ids.str(&names[i]), *n);
+            assert_eq!(ids.insert(n, &names), Ok(None));
         }
-        assert_eq!(ids.get("nope"), None);
-        // Growing the table rehashes every id from the arena.
+        assert_eq!(ids.get("nope", &names), None);
+        assert_eq!(ids.get("a-rather-long-event-id-with-é-in-iT", &names), None);
+        // Growing the table rebuilds every id's place from its kept hash.
         for i in 0..10_000 {
-            assert_eq!(ids.insert(&format!("e{i}")).map(|k| k.is_some()), Ok(true));
+            let id = if i % 2 == 0 {
+                format!("e{i}")
+            } else {
+                format!("{long}{i}")
+            };
+            let (_, name) = ids.insert(&id, &names).ok().flatten().expect("new");
+            names.push(name);
         }
-        assert_eq!(ids.get("e9999"), Some(names.len() as u32 + 9999));
-        assert_eq!(ids.name(names.len() as u32 + 42), "e42");
+        let first = ids_.len();
+        assert_eq!(ids.get("e9998", &names), Some(first as u32 + 9998));
+        assert_eq!(
+            ids.get(&format!("{long}9999"), &names),
+            Some(first as u32 + 9999)
+        );
+        assert_eq!(ids.str(&names[first + 42]), "e42");
+        assert_eq!(ids.str(&names[first + 43]), format!("{long}43"));
     }
 }

@@ -142,7 +142,7 @@ impl Reply<'_> {
 
 /// `"<event_id> #<n> <status> <outcome>"`: only the id can need escaping.
 fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
-    write_json_string(out, d.event_id(a.event));
+    write_json_bytes(out, d.event_id_bytes(a.event));
     // Re-open the string the id's closing quote ended.
     out.pop();
     out.extend_from_slice(b" #");
@@ -213,9 +213,13 @@ fn write_int(out: &mut Vec<u8>, n: i64) {
 /// characters below 0x20 (the five with short forms as `\b \t \n \f \r`, the rest as `\u00XX`).
 /// Everything else, non-ASCII included, is written as it is.
 pub fn write_json_string(out: &mut Vec<u8>, s: &str) {
+    write_json_bytes(out, s.as_bytes());
+}
+
+/// [`write_json_string`] for the bytes of a `str`.
+fn write_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
-    let bytes = s.as_bytes();
     // Ids rarely need escaping: copy them whole unless a byte asks for it.
     let Some(first) = bytes
         .iter()
