@@ -14,6 +14,7 @@ mod ids;
 mod outcome;
 mod pause;
 mod policy;
+mod prefetch;
 mod process;
 mod status;
 

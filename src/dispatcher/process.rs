@@ -4,6 +4,7 @@
 
 use super::endpoint::DisableReason;
 use super::outcome::NO_RETRY_AFTER;
+use super::prefetch::prefetch;
 use super::{Attempt, Class, Dispatcher, EventKey, Lifecycle, Outcome, TS_LIMIT, Ts, classify};
 use std::cmp::Reverse;
 
@@ -44,6 +45,12 @@ impl Dispatcher {
         let number = event.attempts;
         let status = event.script.for_attempt(number);
         let ep = &self.endpoints[endpoint.index()];
+        // The event after this one becomes the head if this one is done with: it is read then.
+        prefetch(
+            ep.pending
+                .get(1)
+                .and_then(|next| self.events.get(next.index())),
+        );
         let policy = ep.policy();
         let outcome = match classify(status) {
             Class::Delivered => Outcome::Delivered,

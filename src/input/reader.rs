@@ -27,6 +27,9 @@ pub(super) struct Reader<R> {
 }
 
 pub(super) const CHUNK: usize = 256 << 10;
+/// The size of one read: input is taken in pieces smaller than a chunk, so the reading side holds
+/// little beyond the operation it decodes (a piece read, and the unconsumed rest of the last).
+const READ: usize = 64 << 10;
 
 impl<R: Read> Reader<R> {
     pub fn new(inner: R) -> Self {
@@ -50,7 +53,7 @@ impl<R: Read> Reader<R> {
             return Ok(false);
         }
         self.compact();
-        let want = CHUNK.max(self.buf.len());
+        let want = READ.max(self.buf.len());
         let old = self.pending.len();
         // The read buffer is zeroed once, when it grows, not on every read.
         if self.scratch.len() < old + want {
