@@ -29,7 +29,7 @@ pub(crate) enum Lifecycle {
 }
 
 /// An event carries its id's name, as `process` meets most events cold and reads their due
-/// time, their script and then their id: 64 bytes. (Aligning events to cache lines measured no
+/// time, their script and then their id: 56 bytes. (Aligning events to cache lines measured no
 /// faster, and a growing `Vec` of over-aligned values is copied rather than reallocated.)
 #[derive(Debug)]
 pub(crate) struct Event {
@@ -50,4 +50,4 @@ impl Named for Event {
     }
 }
 
-const _: () = assert!(size_of::<Event>() <= 64, "an event stays within 64 bytes");
+const _: () = assert!(size_of::<Event>() <= 56, "an event stays within 56 bytes");

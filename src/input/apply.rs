@@ -26,6 +26,12 @@ impl<W: Write> Output for &mut W {
 /// result, small enough to keep few of them in memory when they are handed to a writing thread.
 pub(super) const PIECE: usize = 64 << 10;
 
+/// An empty buffer of results, with room for the result that takes it past [`PIECE`]: a buffer
+/// that had to grow would double.
+pub(super) fn piece() -> Vec<u8> {
+    Vec::with_capacity(PIECE + PIECE / 4)
+}
+
 pub(super) struct Applier<O: Output> {
     session: Session,
     out: O,
@@ -41,7 +47,7 @@ impl<O: Output> Applier<O> {
         Applier {
             session: Session::new(),
             out,
-            buf: Vec::with_capacity(PIECE),
+            buf: piece(),
             layout,
             separator: None,
             first: true,

@@ -6,7 +6,7 @@
 //! text, and results in buffers over another: memory stays bounded, a few batches and buffers in
 //! flight whatever the input's size.
 
-use super::apply::{Applier, Output, PIECE};
+use super::apply::{Applier, Output, piece};
 use super::walk::{self, Sink};
 use super::{Format, Layout, RunError};
 use crate::dispatcher::Error;
@@ -32,10 +32,19 @@ enum Item {
     LeftOpen,
 }
 
-#[derive(Default)]
 struct Batch {
     text: String,
     items: Vec<Item>,
+}
+
+impl Batch {
+    /// Sized for what it holds before it is sent, so it never grows (and doubles) on the way.
+    fn new() -> Self {
+        Batch {
+            text: String::with_capacity(BATCH_TEXT + BATCH_TEXT / 4),
+            items: Vec::with_capacity(BATCH_OPERATIONS),
+        }
+    }
 }
 
 /// The reading thread's sink: fills batches and sends them, reusing those sent back.
@@ -48,7 +57,7 @@ struct Batcher {
 impl Batcher {
     /// Sends the batch; `false` when the applying side has stopped (it could not write).
     fn send(&mut self) -> bool {
-        let next = self.empty.try_recv().unwrap_or_default();
+        let next = self.empty.try_recv().unwrap_or_else(|_| Batch::new());
         let batch = std::mem::replace(&mut self.batch, next);
         self.full.send(batch).is_ok()
     }
@@ -97,10 +106,7 @@ struct Handoff {
 
 impl Output for Handoff {
     fn take(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
-        let next = self
-            .empty
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(PIECE));
+        let next = self.empty.try_recv().unwrap_or_else(|_| piece());
         let full = std::mem::replace(buf, next);
         // The writer stops only on an error, which it reports itself.
         self.full
@@ -124,7 +130,7 @@ pub(super) fn run(
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let mut batcher = Batcher {
-                batch: Batch::default(),
+                batch: Batch::new(),
                 full,
                 empty,
             };
