@@ -31,6 +31,7 @@ pub mod input;
 pub mod interrupt;
 pub mod manifest;
 pub mod ops;
+mod prefetch;
 pub mod prng;
 pub mod progress;
 pub mod provenance;

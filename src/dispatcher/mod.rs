@@ -14,7 +14,6 @@ mod ids;
 mod outcome;
 mod pause;
 mod policy;
-mod prefetch;
 mod process;
 mod status;
 

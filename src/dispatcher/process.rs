@@ -4,8 +4,8 @@
 
 use super::endpoint::DisableReason;
 use super::outcome::NO_RETRY_AFTER;
-use super::prefetch::prefetch;
 use super::{Attempt, Class, Dispatcher, EventKey, Lifecycle, Outcome, TS_LIMIT, Ts, classify};
+use crate::prefetch::prefetch;
 use std::cmp::Reverse;
 
 impl Dispatcher {

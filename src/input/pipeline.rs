@@ -11,6 +11,7 @@ use super::walk::{self, Sink};
 use super::{Format, Layout, RunError};
 use crate::dispatcher::Error;
 use crate::ops::{Operation, OperationOf, Strings};
+use crate::prefetch::prefetch;
 use std::io::{self, Read, Write};
 use std::ops::Range;
 use std::sync::mpsc;
@@ -22,6 +23,8 @@ const BATCH_OPERATIONS: usize = 512;
 const BATCH_TEXT: usize = 16 << 10;
 /// Batches decoded ahead of the one being applied.
 const IN_FLIGHT: usize = 2;
+/// How many items ahead of the one applied are fetched.
+const AHEAD: usize = 8;
 
 /// What the reading side handed to its sink, in order.
 enum Item {
@@ -190,7 +193,11 @@ fn apply_all(
 ) -> Result<(), RunError> {
     for mut batch in full {
         let Batch { text, items } = &mut batch;
-        for item in items.drain(..) {
+        let mut rest = items.drain(..);
+        while let Some(item) = rest.next() {
+            // The reading thread's core wrote these items: fetching one costs a transfer
+            // between cores, started here a few items ahead of its turn.
+            prefetch(rest.as_slice().get(AHEAD));
             match item {
                 Item::Open => applier.open(),
                 Item::Operation(op) => applier.operation_with(op, &Places(text))?,
@@ -198,6 +205,7 @@ fn apply_all(
                 Item::LeftOpen => applier.left_open(),
             }
         }
+        drop(rest);
         text.clear();
         // The reader may have finished: then nobody takes it back, which is fine.
         let _ = empty.send(batch);

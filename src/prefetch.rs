@@ -1,6 +1,6 @@
-//! A hint to the processor to start loading an item it is about to read: `process` meets most
-//! events cold (enqueued long before), and asking for the next one while the current attempt is
-//! worked out hides part of the wait for memory.
+//! A hint to the processor to start loading an item it is about to read, so that the wait for
+//! memory overlaps work: `process` meets most events cold (enqueued long before), and `hookcheck
+//! run` applies operations that another core has just written.
 
 /// Starts loading `item` into the cache; nothing else happens, whatever the processor.
 #[inline]
