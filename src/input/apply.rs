@@ -24,7 +24,7 @@ impl<W: Write> Output for &mut W {
 
 /// Results are written in pieces of about this size: large enough that writing costs little per
 /// result, small enough to keep few of them in memory when they are handed to a writing thread.
-pub(super) const PIECE: usize = 64 << 10;
+pub(super) const PIECE: usize = 32 << 10;
 
 /// An empty buffer of results, with room for the result that takes it past [`PIECE`]: a buffer
 /// that had to grow would double.

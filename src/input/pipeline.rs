@@ -19,8 +19,8 @@ use std::sync::mpsc;
 /// A batch is sent when it holds this many operations, or this much text, whichever comes
 /// first: large enough that the channel costs nothing per operation, small enough that the
 /// applying thread starts at once and memory stays small.
-const BATCH_OPERATIONS: usize = 512;
-const BATCH_TEXT: usize = 16 << 10;
+const BATCH_OPERATIONS: usize = 256;
+const BATCH_TEXT: usize = 8 << 10;
 /// Batches decoded ahead of the one being applied.
 const IN_FLIGHT: usize = 2;
 /// How many items ahead of the one applied are fetched.
