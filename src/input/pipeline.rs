@@ -15,6 +15,7 @@ use crate::prefetch::prefetch;
 use std::io::{self, Read, Write};
 use std::ops::Range;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 /// A batch is sent when it holds this many operations, or this much text, whichever comes
 /// first: large enough that the channel costs nothing per operation, small enough that the
@@ -55,14 +56,33 @@ struct Batcher {
     batch: Batch,
     full: mpsc::SyncSender<Batch>,
     empty: mpsc::Receiver<Batch>,
+    /// How long to wait for room in the channel by spinning before sleeping: the reading side
+    /// is the faster one and so usually waits; woken from sleep, it would cost the applying
+    /// thread a system call per batch. Zero on a single processor, where spinning would only
+    /// keep the applying thread from running.
+    spin: Duration,
 }
+
+/// A batch takes the applying thread some tens of microseconds: room comes well within this.
+const SPIN: Duration = Duration::from_micros(200);
 
 impl Batcher {
     /// Sends the batch; `false` when the applying side has stopped (it could not write).
     fn send(&mut self) -> bool {
         let next = self.empty.try_recv().unwrap_or_else(|_| Batch::new());
-        let batch = std::mem::replace(&mut self.batch, next);
-        self.full.send(batch).is_ok()
+        let mut batch = std::mem::replace(&mut self.batch, next);
+        let started = Instant::now();
+        loop {
+            match self.full.try_send(batch) {
+                Ok(()) => return true,
+                Err(mpsc::TrySendError::Disconnected(_)) => return false,
+                Err(mpsc::TrySendError::Full(back)) => batch = back,
+            }
+            if started.elapsed() >= self.spin {
+                return self.full.send(batch).is_ok();
+            }
+            std::hint::spin_loop();
+        }
     }
 }
 
@@ -132,10 +152,12 @@ pub(super) fn run(
     let (spare, spares) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
+            let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
             let mut batcher = Batcher {
                 batch: Batch::new(),
                 full,
                 empty,
+                spin: if processors > 1 { SPIN } else { Duration::ZERO },
             };
             let read = walk::read(input, format, &mut batcher);
             // What was read before the end (or the error) is applied all the same.
