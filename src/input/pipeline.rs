@@ -1,7 +1,8 @@
 //! `hookcheck run` on three threads: one reads and decodes the input, one applies the operations
-//! to the dispatcher and encodes their results, one writes them. Reading and decoding are a third
-//! of a run's work and writing a tenth, so on two cores they overlap with the applying, which is
-//! the rest; the results are the same, byte for byte, as on one thread (`run_stream_with`).
+//! to the dispatcher and encodes their results, one writes them. Reading and decoding are over a
+//! third of a run's work and writing a twentieth, so on two cores they overlap with the applying,
+//! which is the rest and sets the pace; the results are the same, byte for byte, as on one thread
+//! (`run_stream_with`).
 //! Operations cross in batches over a bounded channel, their strings copied into the batch's own
 //! text, and results in buffers over another: memory stays bounded, a few batches and buffers in
 //! flight whatever the input's size.
