@@ -40,9 +40,7 @@ impl Ids {
     pub fn get<T: Named>(&self, id: &str, items: &[T]) -> Option<u32> {
         let hash = self.hash(id);
         self.table
-            .find(spread(hash), |&(h, i)| {
-                h == hash && named(&self.text, items, i) == id.as_bytes()
-            })
+            .find(spread(hash), is(hash, id, &self.text, items))
             .map(|&(_, i)| i)
     }
 
@@ -55,11 +53,7 @@ impl Ids {
     ) -> Result<Option<(u32, Name)>, Error> {
         let hash = self.hash(id);
         let Ids { text, table, .. } = self;
-        let entry = table.entry(
-            spread(hash),
-            |&(h, i)| h == hash && named(text, items, i) == id.as_bytes(),
-            |&(h, _)| spread(h),
-        );
+        let entry = table.entry(spread(hash), is(hash, id, text, items), |&(h, _)| spread(h));
         let hashbrown::hash_table::Entry::Vacant(slot) = entry else {
             return Ok(None);
         };
@@ -102,6 +96,17 @@ impl Ids {
 /// bucket group by its top seven, both of which are then the kept hash's.
 fn spread(hash: u32) -> u64 {
     u64::from(hash) << 32 | u64::from(hash)
+}
+
+/// Whether a table entry is `id`'s, whose hash is `hash`: the text is read only when the hashes
+/// agree.
+fn is<'a, T: Named>(
+    hash: u32,
+    id: &'a str,
+    text: &'a str,
+    items: &'a [T],
+) -> impl Fn(&(u32, u32)) -> bool + 'a {
+    move |&(h, i)| h == hash && named(text, items, i) == id.as_bytes()
 }
 
 fn named<'a, T: Named>(text: &'a str, items: &'a [T], index: u32) -> &'a [u8] {
