@@ -23,6 +23,7 @@ pub mod compare;
 pub mod conformance;
 pub mod corpus;
 pub mod dispatcher;
+mod escape;
 pub mod expect;
 pub mod fuzz;
 pub mod grade;

@@ -7,6 +7,7 @@
 //! purpose.
 
 use super::Error;
+use crate::escape::plain_len;
 use foldhash::fast::RandomState;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
@@ -17,13 +18,16 @@ pub(crate) trait Named {
 }
 
 /// An id as its owner keeps it: `[len, bytes…]` for up to `INLINE` bytes, or `[LONG, 0, 0, 0,
-/// start, len]` (little-endian `u32`s) for a span of the text arena.
+/// start, len]` (little-endian `u32`s) for a span of the text arena; the first byte also says
+/// (`ESCAPED`) whether the id has a character JSON escapes, so that writing it out, which
+/// `hookcheck run` does for every attempt, is a plain copy for the ids that have none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Name([u8; 12]);
 
 /// The longest id kept inline.
 const INLINE: usize = 11;
-const LONG: u8 = u8::MAX;
+const LONG: u8 = 0x7f;
+const ESCAPED: u8 = 0x80;
 
 #[derive(Debug, Default)]
 pub(crate) struct Ids {
@@ -59,19 +63,30 @@ impl Ids {
         };
         let index = u32::try_from(items.len()).map_err(|_| Error::CapacityExceeded)?;
         let mut name = [0; 12];
+        let escaped = if plain_len(id.as_bytes()) < id.len() {
+            ESCAPED
+        } else {
+            0
+        };
         if id.len() <= INLINE {
-            name[0] = u8::try_from(id.len()).map_err(|_| Error::CapacityExceeded)?;
+            name[0] = u8::try_from(id.len()).map_err(|_| Error::CapacityExceeded)? | escaped;
             name[1..=id.len()].copy_from_slice(id.as_bytes());
         } else {
             let start = u32::try_from(text.len()).map_err(|_| Error::CapacityExceeded)?;
             let len = u32::try_from(id.len()).map_err(|_| Error::CapacityExceeded)?;
             text.push_str(id);
-            name[0] = LONG;
+            name[0] = LONG | escaped;
             name[4..8].copy_from_slice(&start.to_le_bytes());
             name[8..].copy_from_slice(&len.to_le_bytes());
         }
         slot.insert((hash, index));
         Ok(Some((index, Name(name))))
+    }
+
+    /// The id's UTF-8 bytes, and whether JSON writes them as they are (no byte of theirs is
+    /// escaped).
+    pub fn json<'a>(&'a self, name: &'a Name) -> (&'a [u8], bool) {
+        (bytes(&self.text, name), name.0[0] & ESCAPED == 0)
     }
 
     pub fn str<'a>(&'a self, name: &'a Name) -> &'a str {
@@ -117,9 +132,10 @@ fn named<'a, T: Named>(text: &'a str, items: &'a [T], index: u32) -> &'a [u8] {
 }
 
 fn bytes<'a>(text: &'a str, name: &'a Name) -> &'a [u8] {
-    let Name([len, inline @ ..]) = name;
-    if *len != LONG {
-        return inline.get(..usize::from(*len)).unwrap_or(&[]);
+    let Name([first, inline @ ..]) = name;
+    let len = first & !ESCAPED;
+    if len != LONG {
+        return inline.get(..usize::from(len)).unwrap_or(&[]);
     }
     let [_, _, _, s0, s1, s2, s3, l0, l1, l2, l3] = *inline;
     let start = u32::from_le_bytes([s0, s1, s2, s3]) as usize;
@@ -158,6 +174,7 @@ mod tests {
         for (i, n) in ids_.iter().enumerate() {
             assert_eq!(ids.get(n, &names), Some(i as u32));
             assert_eq!(ids.str(&names[i]), *n);
+            assert_eq!(ids.json(&names[i]), (n.as_bytes(), true));
             assert_eq!(ids.insert(n, &names), Ok(None));
         }
         assert_eq!(ids.get("nope", &names), None);
@@ -180,5 +197,17 @@ mod tests {
         );
         assert_eq!(ids.str(&names[first + 42]), "e42");
         assert_eq!(ids.str(&names[first + 43]), format!("{long}43"));
+        // Whether an id needs escaping is noted with it, short or long.
+        for id in [
+            "a\"b",
+            "tab\there",
+            "a-rather-long-id-with-a-\\-in-it",
+            "\u{1f}",
+        ] {
+            let (_, name) = ids.insert(id, &names).ok().flatten().expect("new");
+            names.push(name);
+            assert_eq!(ids.json(&name), (id.as_bytes(), false), "{id:?}");
+            assert_eq!(ids.get(id, &names), Some(names.len() as u32 - 1));
+        }
     }
 }

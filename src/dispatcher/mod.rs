@@ -166,9 +166,10 @@ impl Dispatcher {
         self.event_ids.str(&self.events[key.index()].name)
     }
 
-    /// The event's id as UTF-8 bytes, for writing out: cheaper than [`Dispatcher::event_id`].
-    pub fn event_id_bytes(&self, key: EventKey) -> &[u8] {
-        self.event_ids.bytes(&self.events[key.index()].name)
+    /// The event's id as UTF-8 bytes, for writing out (cheaper than [`Dispatcher::event_id`]),
+    /// and whether JSON writes them as they are, with no escape.
+    pub fn event_id_json(&self, key: EventKey) -> (&[u8], bool) {
+        self.event_ids.json(&self.events[key.index()].name)
     }
 
     /// The id of the endpoint an event belongs to.

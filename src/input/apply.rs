@@ -23,7 +23,7 @@ impl<W: Write> Output for &mut W {
 }
 
 /// Results are written in pieces of about this size: large enough that writing costs little per
-/// result, small enough to keep few of them in memory when they are handed to a writing thread.
+/// result, small enough to keep few of them in memory when they are handed to another thread.
 pub(super) const PIECE: usize = 32 << 10;
 
 /// An empty buffer of results, with room for the result that takes it past [`PIECE`]: a buffer
@@ -37,8 +37,9 @@ pub(super) struct Applier<O: Output> {
     out: O,
     buf: Vec<u8>,
     layout: Layout,
-    /// Between results: `Some` once the input showed itself an array, `None` for lines.
-    separator: Option<&'static [u8]>,
+    /// Between results: `Some` (the layout) once the input showed itself an array, `None` for
+    /// lines.
+    separator: Option<Layout>,
     first: bool,
 }
 
@@ -65,9 +66,13 @@ impl<O: Output> Applier<O> {
         op: Result<OperationOf<S>, Error>,
         text: &impl Strings<S>,
     ) -> Result<(), RunError> {
+        // Each separator as a constant, which is copied in place: a slice of unknown length
+        // would cost a call per result.
         match self.separator {
-            Some(separator) if !self.first => self.buf.extend_from_slice(separator),
-            _ => {}
+            Some(_) if self.first => {}
+            Some(Layout::OnePerLine) => self.buf.extend_from_slice(b",\n "),
+            Some(Layout::OneLine) => self.buf.extend_from_slice(b","),
+            None => {}
         }
         self.first = false;
         self.session.apply_with(op, text).write_json(&mut self.buf);
@@ -84,10 +89,7 @@ impl<O: Output> Applier<O> {
 impl<O: Output> Sink for Applier<O> {
     fn open(&mut self) {
         self.buf.push(b'[');
-        self.separator = Some(match self.layout {
-            Layout::OnePerLine => b",\n ",
-            Layout::OneLine => b",",
-        });
+        self.separator = Some(self.layout);
     }
 
     fn operation(&mut self, op: Result<Operation<'_>, Error>) -> Result<(), RunError> {

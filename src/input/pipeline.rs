@@ -1,11 +1,12 @@
-//! `hookcheck run` on three threads: one reads and decodes the input, one applies the operations
-//! to the dispatcher and encodes their results, one writes them. Reading and decoding are over a
-//! third of a run's work and writing a twentieth, so on two cores they overlap with the applying,
-//! which is the rest and sets the pace; the results are the same, byte for byte, as on one thread
-//! (`run_stream_with`).
-//! Operations cross in batches over a bounded channel, their strings copied into the batch's own
-//! text, and results in buffers over another: memory stays bounded, a few batches and buffers in
-//! flight whatever the input's size.
+//! `hookcheck run` on two threads: one reads and decodes the input and writes the results, one
+//! applies the operations to the dispatcher and encodes their results. The applying is the
+//! larger share and sets the pace; the reading thread, which would otherwise wait for room, does
+//! the writing in its waits, so the applying thread has its processor to itself (a third thread
+//! for writing measured slower: on two cores it took its time from the applying thread). The
+//! results are the same, byte for byte, as on one thread (`run_stream_with`).
+//! Operations cross in batches, their strings copied into the batch's own text, and results in
+//! buffers; the reading thread has at most a few batches out at a time and writes results as
+//! often as it sends a batch, so memory stays bounded whatever the input's size.
 
 use super::apply::{Applier, Output, piece};
 use super::walk::{self, Sink};
@@ -23,7 +24,7 @@ use std::time::{Duration, Instant};
 /// applying thread starts at once and memory stays small.
 const BATCH_OPERATIONS: usize = 256;
 const BATCH_TEXT: usize = 8 << 10;
-/// Batches decoded ahead of the one being applied.
+/// Batches sent and not yet given back.
 const IN_FLIGHT: usize = 2;
 /// How many items ahead of the one applied are fetched.
 const AHEAD: usize = 8;
@@ -52,42 +53,104 @@ impl Batch {
     }
 }
 
-/// The reading thread's sink: fills batches and sends them, reusing those sent back.
-struct Batcher {
+/// What the applying thread sends back to the reading thread, on one channel so that one wait
+/// serves both: a batch it is done with (room for another), or results to write.
+enum Back {
+    Applied(Batch),
+    Results(Vec<u8>),
+}
+
+/// The reading thread's sink: fills batches and sends them, and writes the results that came
+/// back meanwhile.
+struct Batcher<W: Write> {
     batch: Batch,
-    full: mpsc::SyncSender<Batch>,
-    empty: mpsc::Receiver<Batch>,
-    /// How long to wait for room in the channel by spinning before sleeping: the reading side
-    /// is the faster one and so usually waits; woken from sleep, it would cost the applying
-    /// thread a system call per batch. Zero on a single processor, where spinning would only
-    /// keep the applying thread from running.
+    /// `None` once the last batch is sent.
+    full: Option<mpsc::Sender<Batch>>,
+    back: mpsc::Receiver<Back>,
+    /// Written buffers, for the applying thread to fill again.
+    spare: mpsc::Sender<Vec<u8>>,
+    applied: Vec<Batch>,
+    in_flight: usize,
+    out: W,
+    /// The first write that failed: nothing is written after it, and the reading stops.
+    wrote: io::Result<()>,
+    /// How long to wait for room by spinning before sleeping: the reading side is the faster
+    /// one and so usually waits; woken from sleep, it would cost the applying thread a system
+    /// call per batch. Zero on a single processor, where spinning would only keep the applying
+    /// thread from running.
     spin: Duration,
 }
 
 /// A batch takes the applying thread some tens of microseconds: room comes well within this.
 const SPIN: Duration = Duration::from_micros(200);
 
-impl Batcher {
-    /// Sends the batch; `false` when the applying side has stopped (it could not write).
+impl<W: Write> Batcher<W> {
+    /// Sends the batch, once there is room, and writes what results came back; `false` when
+    /// the run cannot go on (a write failed, or the applying side stopped).
     fn send(&mut self) -> bool {
-        let next = self.empty.try_recv().unwrap_or_else(|_| Batch::new());
-        let mut batch = std::mem::replace(&mut self.batch, next);
         let started = Instant::now();
-        loop {
-            match self.full.try_send(batch) {
-                Ok(()) => return true,
-                Err(mpsc::TrySendError::Disconnected(_)) => return false,
-                Err(mpsc::TrySendError::Full(back)) => batch = back,
-            }
-            if started.elapsed() >= self.spin {
-                return self.full.send(batch).is_ok();
-            }
-            std::hint::spin_loop();
+        while self.in_flight >= IN_FLIGHT {
+            let message = match self.back.try_recv() {
+                Ok(message) => message,
+                Err(mpsc::TryRecvError::Disconnected) => return false,
+                Err(mpsc::TryRecvError::Empty) if started.elapsed() < self.spin => {
+                    std::hint::spin_loop();
+                    continue;
+                }
+                Err(mpsc::TryRecvError::Empty) => match self.back.recv() {
+                    Ok(message) => message,
+                    Err(_) => return false,
+                },
+            };
+            self.take(message);
         }
+        let next = self.applied.pop().unwrap_or_else(Batch::new);
+        let batch = std::mem::replace(&mut self.batch, next);
+        let Some(full) = &self.full else {
+            return false;
+        };
+        if full.send(batch).is_err() {
+            return false;
+        }
+        self.in_flight += 1;
+        while let Ok(message) = self.back.try_recv() {
+            self.take(message);
+        }
+        self.wrote.is_ok()
+    }
+
+    fn take(&mut self, message: Back) {
+        match message {
+            Back::Applied(batch) => {
+                self.in_flight -= 1;
+                self.applied.push(batch);
+            }
+            Back::Results(mut buf) => {
+                if self.wrote.is_ok() {
+                    self.wrote = self.out.write_all(&buf);
+                }
+                buf.clear();
+                // Once the applying side is done, nobody takes it back, which is fine.
+                let _ = self.spare.send(buf);
+            }
+        }
+    }
+
+    /// Sends what was read since the last batch, then writes results until the applying side
+    /// is done; the first failed write, if any.
+    fn finish(mut self) -> io::Result<()> {
+        if self.wrote.is_ok() {
+            self.send();
+        }
+        self.full = None;
+        while let Ok(message) = self.back.recv() {
+            self.take(message);
+        }
+        self.wrote
     }
 }
 
-impl Sink for Batcher {
+impl<W: Write> Sink for Batcher<W> {
     fn open(&mut self) {
         self.batch.items.push(Item::Open);
     }
@@ -105,7 +168,7 @@ impl Sink for Batcher {
         let full =
             self.batch.items.len() >= BATCH_OPERATIONS || self.batch.text.len() >= BATCH_TEXT;
         if full && !self.send() {
-            // The applying side's own error is the one reported.
+            // The write's own error is the one reported.
             return Err(RunError::Write(io::Error::other(
                 "the results are not written",
             )));
@@ -122,75 +185,66 @@ impl Sink for Batcher {
     }
 }
 
-/// Buffers of results handed to the writing thread, and taken back empty.
+/// The applying thread's way out for results: to the reading thread, which writes them.
 struct Handoff {
-    full: mpsc::SyncSender<Vec<u8>>,
-    empty: mpsc::Receiver<Vec<u8>>,
+    back: mpsc::Sender<Back>,
+    spares: mpsc::Receiver<Vec<u8>>,
 }
 
 impl Output for Handoff {
     fn take(&mut self, buf: &mut Vec<u8>) -> io::Result<()> {
-        let next = self.empty.try_recv().unwrap_or_else(|_| piece());
+        let next = self.spares.try_recv().unwrap_or_else(|_| piece());
         let full = std::mem::replace(buf, next);
-        // The writer stops only on an error, which it reports itself.
-        self.full
-            .send(full)
+        // The reading thread takes results until this side is done, unless it panicked.
+        self.back
+            .send(Back::Results(full))
             .map_err(|_| io::Error::other("the results are not written"))
     }
 }
 
-/// Reads and decodes `input` on one thread, applies on this one, writes on a third. Errors come
-/// out as on one thread: a failed write first, then whatever stopped the reading.
+/// Reads, decodes and writes on one thread, applies on this one. Errors come out as on one
+/// thread: a failed write first, then whatever stopped the reading.
 pub(super) fn run(
     input: impl Read + Send,
     out: &mut (impl Write + Send),
     format: Format,
     layout: Layout,
 ) -> Result<(), RunError> {
-    let (full, full_received) = mpsc::sync_channel::<Batch>(IN_FLIGHT);
-    let (empty_sent, empty) = mpsc::channel::<Batch>();
-    let (written, to_write) = mpsc::sync_channel::<Vec<u8>>(IN_FLIGHT);
+    let (full, full_received) = mpsc::channel::<Batch>();
+    let (back, back_received) = mpsc::channel::<Back>();
     let (spare, spares) = mpsc::channel::<Vec<u8>>();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
             let mut batcher = Batcher {
                 batch: Batch::new(),
-                full,
-                empty,
+                full: Some(full),
+                back: back_received,
+                spare,
+                applied: Vec::new(),
+                in_flight: 0,
+                out,
+                wrote: Ok(()),
                 spin: if processors > 1 { SPIN } else { Duration::ZERO },
             };
-            let read = walk::read(input, format, &mut batcher);
             // What was read before the end (or the error) is applied all the same.
-            batcher.send();
-            read
-        });
-        let writer = scope.spawn(move || -> io::Result<()> {
-            for mut buf in to_write {
-                out.write_all(&buf)?;
-                buf.clear();
-                // Once the applying side is done, nobody takes it back, which is fine.
-                let _ = spare.send(buf);
-            }
-            Ok(())
+            let read = walk::read(input, format, &mut batcher);
+            (read, batcher.finish())
         });
         let mut applier = Applier::new(
             Handoff {
-                full: written,
-                empty: spares,
+                back: back.clone(),
+                spares,
             },
             layout,
         );
-        let applied = apply_all(&full_received, &empty_sent, &mut applier);
+        let applied = apply_all(&full_received, &back, &mut applier);
         // A reader still sending learns that nobody is listening, and stops.
         drop(full_received);
-        let read = reader
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         let flushed = applier.flush();
-        // The writer ends when the last buffer is taken and the channel closes.
-        drop(applier);
-        let wrote = writer
+        // The reading thread writes until every way back is closed.
+        drop((applier, back));
+        let (read, wrote) = reader
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         wrote.and(flushed).map_err(RunError::Write)?;
@@ -211,7 +265,7 @@ impl Strings<Range<usize>> for Places<'_> {
 /// Applies every batch received, in order, sending each back emptied for reuse.
 fn apply_all(
     full: &mpsc::Receiver<Batch>,
-    empty: &mpsc::Sender<Batch>,
+    back: &mpsc::Sender<Back>,
     applier: &mut Applier<Handoff>,
 ) -> Result<(), RunError> {
     for mut batch in full {
@@ -230,8 +284,8 @@ fn apply_all(
         }
         drop(rest);
         text.clear();
-        // The reader may have finished: then nobody takes it back, which is fine.
-        let _ = empty.send(batch);
+        // The reader may have stopped: then nobody takes it back, which is fine.
+        let _ = back.send(Back::Applied(batch));
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 use super::Reply;
 use crate::dispatcher::{Attempt, Dispatcher, Outcome, RetryPolicy, Status};
+use crate::escape::plain_len;
 use serde_json::{Map, Value};
 
 impl Reply<'_> {
@@ -140,23 +141,76 @@ impl Reply<'_> {
     }
 }
 
-/// `"<event_id> #<n> <status> <outcome>"`: only the id can need escaping.
+/// `"<event_id> #<n> <status> <outcome>"`: only the id can need escaping, and the dispatcher
+/// knows whether it does. Written as one copy of a line put together on the stack: `hookcheck
+/// run` writes one of these for every attempt.
 fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
-    write_json_bytes(out, d.event_id_bytes(a.event));
-    // Re-open the string the id's closing quote ended.
-    out.pop();
-    out.extend_from_slice(b" #");
-    write_int(out, i64::from(a.number));
-    out.push(b' ');
-    write_int(out, i64::from(a.status));
+    let (id, plain) = d.event_id_json(a.event);
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(id);
+    } else {
+        write_json_bytes(out, id);
+        // Re-open the string the id's closing quote ended.
+        out.pop();
+    }
+    let mut line = Line::new();
+    line.put(b" #");
+    line.int(i64::from(a.number));
+    line.put(b" ");
+    line.int(i64::from(a.status));
     match a.outcome {
-        Outcome::Delivered => out.extend_from_slice(b" delivered\""),
-        Outcome::Dead => out.extend_from_slice(b" dead\""),
+        Outcome::Delivered => line.put(b" delivered\""),
+        Outcome::Dead => line.put(b" dead\""),
         Outcome::RetryAt(due) => {
-            out.extend_from_slice(b" retry at ");
-            write_int(out, due);
-            out.push(b'"');
+            line.put(b" retry at ");
+            line.int(due);
+            line.put(b"\"");
         }
+    }
+    out.extend_from_slice(line.bytes());
+}
+
+/// A short run of output put together before it is copied once: room enough for the longest
+/// status or the tail of a record (three integers of at most 20 characters and some words).
+struct Line {
+    buf: [u8; 128],
+    len: usize,
+}
+
+impl Line {
+    fn new() -> Self {
+        Line {
+            buf: [0; 128],
+            len: 0,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        if let Some(to) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            to.copy_from_slice(bytes);
+            self.len += bytes.len();
+        }
+    }
+
+    /// `n` in decimal, as serde_json writes it.
+    fn int(&mut self, n: i64) {
+        if n < 0 {
+            self.put(b"-");
+        }
+        let mut n = n.unsigned_abs();
+        let digits = n.checked_ilog10().unwrap_or(0) as usize + 1;
+        if let Some(to) = self.buf.get_mut(self.len..self.len + digits) {
+            for d in to.iter_mut().rev() {
+                *d = b'0' + (n % 10) as u8;
+                n /= 10;
+            }
+            self.len += digits;
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or(&[])
     }
 }
 
@@ -193,16 +247,18 @@ fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
 }
 
 fn write_status(out: &mut Vec<u8>, s: &Status) {
-    out.extend_from_slice(b"{\"state\":\"");
-    out.extend_from_slice(s.state.as_str().as_bytes());
-    out.extend_from_slice(b"\",\"attempts\":");
-    write_int(out, i64::from(s.attempts));
-    out.extend_from_slice(b",\"next_attempt_at\":");
+    let mut line = Line::new();
+    line.put(b"{\"state\":\"");
+    line.put(s.state.as_str().as_bytes());
+    line.put(b"\",\"attempts\":");
+    line.int(i64::from(s.attempts));
+    line.put(b",\"next_attempt_at\":");
     match s.next_attempt_at {
-        Some(t) => write_int(out, t),
-        None => out.extend_from_slice(b"null"),
+        Some(t) => line.int(t),
+        None => line.put(b"null"),
     }
-    out.push(b'}');
+    line.put(b"}");
+    out.extend_from_slice(line.bytes());
 }
 
 fn write_int(out: &mut Vec<u8>, n: i64) {
@@ -221,14 +277,12 @@ fn write_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     // Ids rarely need escaping: copy them whole unless a byte asks for it.
-    let Some(first) = bytes
-        .iter()
-        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
-    else {
+    let first = plain_len(bytes);
+    if first == bytes.len() {
         out.extend_from_slice(bytes);
         out.push(b'"');
         return;
-    };
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate().skip(first) {
         let escape: &[u8] = match b {
@@ -260,6 +314,38 @@ fn write_json_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
 mod tests {
     use super::*;
     use crate::prng::Prng;
+
+    #[test]
+    fn integers_are_written_as_serde_json_writes_them() {
+        let mut p = Prng::new(3);
+        let mut samples = vec![0, 1, -1, 9, 10, 99, 100, i64::MAX, i64::MIN, i64::MIN + 1];
+        samples.extend((0..2000).map(|_| p.next_u64() as i64 >> p.below(64)));
+        for n in samples {
+            let mut line = Line::new();
+            line.put(b"x");
+            line.int(n);
+            line.int(n);
+            assert_eq!(line.bytes(), format!("x{n}{n}").as_bytes());
+        }
+        // The longest status fits its line whole.
+        let mut out = Vec::new();
+        write_status(
+            &mut out,
+            &Status {
+                state: crate::dispatcher::State::Delivered,
+                attempts: u32::MAX,
+                next_attempt_at: Some(i64::MIN),
+            },
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            format!(
+                r#"{{"state":"delivered","attempts":{},"next_attempt_at":{}}}"#,
+                u32::MAX,
+                i64::MIN
+            )
+        );
+    }
 
     #[test]
     fn strings_are_escaped_as_serde_json_escapes_them() {

@@ -9,6 +9,7 @@
 use super::decode::in_range;
 use super::{Command, Kind, Operation};
 use crate::dispatcher::{Error, Outcomes};
+use crate::escape::plain_len;
 use std::borrow::Cow;
 
 /// The well-formed operation at the start of `text` and the offset after its closing `]`.
@@ -75,21 +76,6 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
     Some((judged, c.i))
 }
 
-/// The index of the first byte of `word` (read little-endian) that ends a plain string: `"`,
-/// `\\` or a control character. Each test below may also flag bytes after a true match (a
-/// borrow carries upwards), never before one, so the lowest flag of all is exact.
-#[inline]
-fn stop_in(word: u64) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let quote = zero(word ^ (ONES * u64::from(b'"')));
-    let backslash = zero(word ^ (ONES * u64::from(b'\\')));
-    let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    let any = quote | backslash | control;
-    (any != 0).then(|| (any.trailing_zeros() / 8) as usize)
-}
-
 struct Cursor<'a> {
     text: &'a str,
     i: usize,
@@ -133,25 +119,7 @@ impl<'a> Cursor<'a> {
         self.byte(b'"')?;
         let start = self.i;
         let b = self.bytes();
-        let mut j = start;
-        // Eight bytes at a time while they last, then byte by byte.
-        while let Some(chunk) = b.get(j..j + 8) {
-            let mut word = [0; 8];
-            word.copy_from_slice(chunk);
-            match stop_in(u64::from_le_bytes(word)) {
-                Some(k) => {
-                    j += k;
-                    break;
-                }
-                None => j += 8,
-            }
-        }
-        while let Some(&c) = b.get(j) {
-            if c == b'"' || c == b'\\' || c < 0x20 {
-                break;
-            }
-            j += 1;
-        }
+        let j = start + plain_len(b.get(start..)?);
         if *b.get(j)? != b'"' {
             return None;
         }
