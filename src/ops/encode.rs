@@ -142,8 +142,9 @@ impl Reply<'_> {
 }
 
 /// `"<event_id> #<n> <status> <outcome>"`: only the id can need escaping, and the dispatcher
-/// knows whether it does. Written as one copy of a line put together on the stack: `hookcheck
-/// run` writes one of these for every attempt.
+/// knows whether it does. The rest is put together on the stack, back to front (numbers come
+/// out last digit first), and copied once: `hookcheck run` writes one of these for every
+/// attempt.
 fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
     let (id, plain) = d.event_id_json(a.event);
     if plain {
@@ -154,63 +155,78 @@ fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
         // Re-open the string the id's closing quote ended.
         out.pop();
     }
-    let mut line = Line::new();
-    line.put(b" #");
-    line.int(i64::from(a.number));
-    line.put(b" ");
-    line.int(i64::from(a.status));
+    let mut tail = Tail::new();
     match a.outcome {
-        Outcome::Delivered => line.put(b" delivered\""),
-        Outcome::Dead => line.put(b" dead\""),
+        Outcome::Delivered => tail.put(b" delivered\""),
+        Outcome::Dead => tail.put(b" dead\""),
         Outcome::RetryAt(due) => {
-            line.put(b" retry at ");
-            line.int(due);
-            line.put(b"\"");
+            tail.put(b"\"");
+            tail.int(due);
+            tail.put(b" retry at ");
         }
     }
-    out.extend_from_slice(line.bytes());
+    tail.int(i64::from(a.status));
+    tail.put(b" ");
+    tail.int(i64::from(a.number));
+    tail.put(b" #");
+    out.extend_from_slice(tail.bytes());
 }
 
-/// A short run of output put together before it is copied once: room enough for the longest
-/// status or the tail of a record (three integers of at most 20 characters and some words).
-struct Line {
-    buf: [u8; 128],
-    len: usize,
+/// A short run of output put together back to front, then copied once: room enough for the
+/// longest status or the tail of a record (three integers of at most 20 characters and some
+/// words).
+struct Tail {
+    buf: [u8; 96],
+    start: usize,
 }
 
-impl Line {
+/// "00" to "99", for writing numbers two digits at a time.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+impl Tail {
     fn new() -> Self {
-        Line {
-            buf: [0; 128],
-            len: 0,
+        Tail {
+            buf: [0; 96],
+            start: 96,
         }
     }
 
+    /// Puts `bytes` before what is there.
     fn put(&mut self, bytes: &[u8]) {
-        if let Some(to) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+        let Some(from) = self.start.checked_sub(bytes.len()) else {
+            return;
+        };
+        if let Some(to) = self.buf.get_mut(from..self.start) {
             to.copy_from_slice(bytes);
-            self.len += bytes.len();
+            self.start = from;
         }
     }
 
-    /// `n` in decimal, as serde_json writes it.
+    /// Puts `n` in decimal, as serde_json writes it, before what is there.
     fn int(&mut self, n: i64) {
+        let mut m = n.unsigned_abs();
+        while m >= 100 {
+            let pair = (m % 100) as usize * 2;
+            m /= 100;
+            self.put(PAIRS.get(pair..pair + 2).unwrap_or(b"00"));
+        }
+        if m >= 10 {
+            let pair = m as usize * 2;
+            self.put(PAIRS.get(pair..pair + 2).unwrap_or(b"00"));
+        } else {
+            self.put(&[b'0' + m as u8]);
+        }
         if n < 0 {
             self.put(b"-");
-        }
-        let mut n = n.unsigned_abs();
-        let digits = n.checked_ilog10().unwrap_or(0) as usize + 1;
-        if let Some(to) = self.buf.get_mut(self.len..self.len + digits) {
-            for d in to.iter_mut().rev() {
-                *d = b'0' + (n % 10) as u8;
-                n /= 10;
-            }
-            self.len += digits;
         }
     }
 
     fn bytes(&self) -> &[u8] {
-        self.buf.get(..self.len).unwrap_or(&[])
+        self.buf.get(self.start..).unwrap_or(&[])
     }
 }
 
@@ -247,18 +263,18 @@ fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
 }
 
 fn write_status(out: &mut Vec<u8>, s: &Status) {
-    let mut line = Line::new();
-    line.put(b"{\"state\":\"");
-    line.put(s.state.as_str().as_bytes());
-    line.put(b"\",\"attempts\":");
-    line.int(i64::from(s.attempts));
-    line.put(b",\"next_attempt_at\":");
+    let mut tail = Tail::new();
+    tail.put(b"}");
     match s.next_attempt_at {
-        Some(t) => line.int(t),
-        None => line.put(b"null"),
+        Some(t) => tail.int(t),
+        None => tail.put(b"null"),
     }
-    line.put(b"}");
-    out.extend_from_slice(line.bytes());
+    tail.put(b",\"next_attempt_at\":");
+    tail.int(i64::from(s.attempts));
+    tail.put(b"\",\"attempts\":");
+    tail.put(s.state.as_str().as_bytes());
+    tail.put(b"{\"state\":\"");
+    out.extend_from_slice(tail.bytes());
 }
 
 fn write_int(out: &mut Vec<u8>, n: i64) {
@@ -321,11 +337,11 @@ mod tests {
         let mut samples = vec![0, 1, -1, 9, 10, 99, 100, i64::MAX, i64::MIN, i64::MIN + 1];
         samples.extend((0..2000).map(|_| p.next_u64() as i64 >> p.below(64)));
         for n in samples {
-            let mut line = Line::new();
-            line.put(b"x");
-            line.int(n);
-            line.int(n);
-            assert_eq!(line.bytes(), format!("x{n}{n}").as_bytes());
+            let mut tail = Tail::new();
+            tail.put(b"x");
+            tail.int(n);
+            tail.int(n);
+            assert_eq!(tail.bytes(), format!("{n}{n}x").as_bytes());
         }
         // The longest status fits its line whole.
         let mut out = Vec::new();
