@@ -38,11 +38,7 @@ impl Dispatcher {
         let Lifecycle::Dead { letter } = event.lifecycle else {
             return Err(Error::NotDead);
         };
-        let (_, died_at) = self
-            .dead_letters
-            .get(&letter)
-            .copied()
-            .ok_or(Error::NotDead)?;
+        let (_, died_at) = self.dead_letters.get(letter).ok_or(Error::NotDead)?;
         Ok(DeadLetter {
             event: key,
             attempts: event.attempts,

@@ -2,6 +2,7 @@
 //! pause and replay work on one endpoint's events without touching anyone else's.
 
 use super::ids::{Name, Named};
+use super::letters::Letters;
 use super::policy::{DEFAULT, RetryPolicy};
 use super::{EventKey, Ts};
 use std::collections::{BTreeMap, VecDeque};
@@ -57,7 +58,7 @@ pub(crate) struct Endpoint {
     /// This endpoint's dead events by order of death (the dispatcher's letter number), for
     /// `dead.list-endpoint`, and the same by time of death for `recover.revive`: the time is not
     /// the order, as `ts` may decrease (`op.ts-any-order`).
-    pub dead: BTreeMap<u64, EventKey>,
+    pub dead: Letters<EventKey>,
     pub dead_by_time: BTreeMap<(Ts, u64), EventKey>,
     /// `None` for the default policy, which is by far the usual case: one pointer, no allocation.
     pub policy: Option<Box<RetryPolicy>>,
@@ -79,7 +80,7 @@ impl Endpoint {
             epoch: 0,
             enabled_at: 0,
             pending: VecDeque::new(),
-            dead: BTreeMap::new(),
+            dead: Letters::default(),
             dead_by_time: BTreeMap::new(),
             policy: None,
         }
@@ -100,7 +101,7 @@ impl Endpoint {
 
     /// Records a death (`dead.letter`): `letter` is its place in the order of deaths.
     pub fn bury(&mut self, key: EventKey, letter: u64, died_at: Ts) {
-        self.dead.insert(letter, key);
+        self.dead.push(letter, key);
         self.dead_by_time.insert((died_at, letter), key);
     }
 
@@ -108,10 +109,13 @@ impl Endpoint {
     /// with their letters, in O(k log n) for k of n dead.
     pub fn exhume(&mut self, since: Ts) -> Vec<(u64, EventKey)> {
         let risen = self.dead_by_time.split_off(&(since, 0));
+        if self.dead_by_time.is_empty() {
+            self.dead.clear();
+        }
         risen
             .into_iter()
             .map(|((_, letter), key)| {
-                self.dead.remove(&letter);
+                self.dead.remove(letter);
                 (letter, key)
             })
             .collect()

@@ -11,6 +11,7 @@ mod endpoint;
 mod error;
 mod event;
 mod ids;
+mod letters;
 mod outcome;
 mod pause;
 mod policy;
@@ -30,8 +31,9 @@ pub use status::{State, Status};
 use endpoint::Endpoint;
 use event::{Event, Lifecycle};
 use ids::Ids;
+use letters::Letters;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap};
 
 /// Simulated time in seconds.
 pub type Ts = i64;
@@ -52,7 +54,7 @@ pub struct Dispatcher {
     ready: BinaryHeap<Reverse<(Ts, EventKey)>>,
     /// Dead-lettered events by order of death (`dead.list`), with the `ts` of their death
     /// (`dead-letter.report`): kept here rather than in every event, which mostly never die.
-    dead_letters: BTreeMap<u64, (EventKey, Ts)>,
+    dead_letters: Letters<(EventKey, Ts)>,
     next_letter: u64,
     /// The `retry_after` lists of the events whose outcomes gave any (Part 5), by event. Kept
     /// apart from `Event` so that the brief's plain scripts pay nothing for them, not even size;
@@ -149,7 +151,7 @@ impl Dispatcher {
 
     /// The dead-lettered event ids, oldest death first (`dead.list`).
     pub fn dead_letters(&self) -> impl Iterator<Item = &str> {
-        self.dead_letters.values().map(|(k, _)| self.event_id(*k))
+        self.dead_letters.values().map(|(k, _)| self.event_id(k))
     }
 
     /// One endpoint's dead-lettered event ids, oldest death first (`dead.list-endpoint`): events
@@ -159,7 +161,7 @@ impl Dispatcher {
         Ok(self.endpoints[endpoint.index()]
             .dead
             .values()
-            .map(|k| self.event_id(*k)))
+            .map(|k| self.event_id(k)))
     }
 
     pub fn event_id(&self, key: EventKey) -> &str {

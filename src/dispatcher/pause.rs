@@ -65,7 +65,7 @@ impl Dispatcher {
         let risen = ep.exhume(since);
         let mut keys: Vec<EventKey> = Vec::with_capacity(risen.len());
         for (letter, key) in risen {
-            self.dead_letters.remove(&letter);
+            self.dead_letters.remove(letter);
             let event = &mut self.events[key.index()];
             event.attempts = 0;
             event.epoch = ep.epoch;

@@ -110,7 +110,7 @@ impl Dispatcher {
                 let letter = self.next_letter;
                 self.next_letter += 1;
                 event.lifecycle = Lifecycle::Dead { letter };
-                self.dead_letters.insert(letter, (key, ts));
+                self.dead_letters.push(letter, (key, ts));
                 self.endpoints[endpoint.index()].bury(key, letter, ts);
                 self.finish(key);
             }
