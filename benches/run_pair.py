@@ -5,7 +5,9 @@ On a machine whose speed drifts (a shared 2-core VM), two binaries timed minutes
 comparable; timed in turns, in random order, on the same files, they are. For each workload file
 and each binary: the median and least wall time of N runs, output written to a file as
 `cargo bench --bench run` writes it, and the peak RSS (VmHWM polled every 0.5 ms, the largest
-seen), as that bench measures it.
+seen), as that bench measures it. Each binary after the first also gets the median of its
+per-round ratios to the first binary: rounds are close in time, so the ratio holds even when the
+machine's speed changes between rounds, which moves the medians of wall time.
 
     python3 benches/run_pair.py 15 target/bench-run/ops-brief-100000.json,target/bench-run/ops-brief-100000.jsonl OLD_BINARY target/release/hookcheck
 
@@ -40,6 +42,7 @@ def main():
         for path in files:
             wall = {b: [] for b in binaries}
             rss = {b: 0 for b in binaries}
+            ratios = {b: [] for b in binaries}
             for _ in range(runs):
                 order = binaries[:]
                 random.shuffle(order)
@@ -53,12 +56,19 @@ def main():
                         wall[b].append(time.perf_counter() - started)
                     if child.returncode != 0:
                         sys.exit(f"{b} run {path} exited with {child.returncode}")
+                for b in binaries:
+                    ratios[b].append(wall[b][-1] / wall[binaries[0]][-1])
             print(os.path.basename(path))
             for b in binaries:
                 v = wall[b]
+                ratio = (
+                    f"  x first {statistics.median(ratios[b]):5.2f}"
+                    if b != binaries[0]
+                    else ""
+                )
                 print(
                     f"  {b:40s} median {statistics.median(v) * 1000:8.1f} ms"
-                    f"  least {min(v) * 1000:8.1f} ms  peak RSS {rss[b] / 1024:6.1f} MB"
+                    f"  least {min(v) * 1000:8.1f} ms  peak RSS {rss[b] / 1024:6.1f} MB{ratio}"
                 )
 
 

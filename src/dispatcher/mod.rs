@@ -52,6 +52,9 @@ pub struct Dispatcher {
     /// head (its endpoint disabled, say): `process` drops such entries as it meets them, so a
     /// disable costs nothing and every other change one push.
     ready: BinaryHeap<Reverse<(Ts, EventKey)>>,
+    /// Set while `process` attempts the head whose entry is on top of `ready`: the next entry
+    /// pushed replaces it, one sift instead of a pop and a push (see [`Dispatcher::push_ready`]).
+    top_spent: bool,
     /// Dead-lettered events by order of death (`dead.list`), with the `ts` of their death
     /// (`dead-letter.report`): kept here rather than in every event, which mostly never die.
     dead_letters: Letters<(EventKey, Ts)>,
@@ -217,6 +220,18 @@ impl Dispatcher {
             .ok_or(Error::UnknownEvent)
     }
 
+    /// Puts an entry into the ready heap: in place of the top one, if `process` is done with it.
+    fn push_ready(&mut self, due_at: Ts, key: EventKey) {
+        if self.top_spent
+            && let Some(mut top) = self.ready.peek_mut()
+        {
+            *top = Reverse((due_at, key));
+            self.top_spent = false;
+            return;
+        }
+        self.ready.push(Reverse((due_at, key)));
+    }
+
     /// Puts the endpoint's head, if any, into the ready heap at its due time.
     fn schedule_head(&mut self, endpoint: EndpointKey) {
         let ep = &self.endpoints[endpoint.index()];
@@ -226,7 +241,7 @@ impl Dispatcher {
         if let Some(head) = ep.head()
             && let Some(due_at) = self.due_at(head)
         {
-            self.ready.push(Reverse((due_at, head)));
+            self.push_ready(due_at, head);
         }
     }
 }

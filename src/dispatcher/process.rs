@@ -22,10 +22,19 @@ impl Dispatcher {
             if due_at > ts {
                 break;
             }
-            self.ready.pop();
-            if self.is_ready(due_at, key) {
-                sink(self.attempt(key, ts));
+            if !self.is_ready(due_at, key) {
+                self.ready.pop();
+                continue;
             }
+            // The entry stays on top while its head is attempted: the entry the attempt then
+            // schedules (the same head later, or the endpoint's next one) takes its place.
+            self.top_spent = true;
+            let attempt = self.attempt(key, ts);
+            if self.top_spent {
+                self.ready.pop();
+                self.top_spent = false;
+            }
+            sink(attempt);
         }
     }
 
@@ -100,7 +109,7 @@ impl Dispatcher {
                 // it is dropped if the endpoint was just disabled).
                 event.lifecycle = Lifecycle::Pending { due_at };
                 event.epoch = epoch;
-                self.ready.push(Reverse((due_at, key)));
+                self.push_ready(due_at, key);
             }
             Outcome::Delivered => {
                 event.lifecycle = Lifecycle::Delivered;
