@@ -109,7 +109,7 @@ pub enum Layout {
 }
 
 /// Runs the operations read from `input` on a fresh dispatcher and writes the results to `out`,
-/// one result per line. Reading and writing run on threads of their own, beside applying (see
+/// one result per line. Reading and writing run on a thread of their own, beside applying (see
 /// `pipeline`); the results are the same, byte for byte, as [`run_stream_with`]'s.
 pub fn run_stream(
     input: impl Read + Send,

@@ -391,6 +391,34 @@ mod tests {
     }
 
     #[test]
+    fn results_of_many_pieces_are_all_written_and_a_late_failed_write_is_reported() {
+        // Some ten pieces of results, written by the reading thread while it reads and after.
+        let ops: String = (0..20_000)
+            .map(|i| format!(r#"["enqueue",{i},"s","e{i}",[503,200]],["process",{i}],"#))
+            .collect();
+        let text = format!(r#"[["register",0,"s","u"],{ops}["process",99999999]]"#);
+        let [one, two] = both(text.as_bytes(), Format::Auto);
+        assert!(
+            one.0.len() > 8 * super::super::apply::PIECE,
+            "{}",
+            one.0.len()
+        );
+        assert_eq!(one, two);
+        // The write fails near the end: the error is the write's, and all before it was taken.
+        let left = one.0.len() - 10;
+        let mut out = Full {
+            left,
+            taken: Vec::new(),
+        };
+        let e = run_stream(text.as_bytes(), &mut out, Format::Auto).err();
+        assert!(
+            matches!(&e, Some(super::RunError::Write(w)) if w.kind() == io::ErrorKind::StorageFull),
+            "{e:?}"
+        );
+        assert_eq!(out.taken, one.0[..left]);
+    }
+
+    #[test]
     fn a_failed_write_stops_the_reading_and_is_the_error_reported() {
         let mut out = Full {
             left: 1000,
