@@ -24,8 +24,10 @@ use std::time::{Duration, Instant};
 /// applying thread starts at once and memory stays small.
 const BATCH_OPERATIONS: usize = 256;
 const BATCH_TEXT: usize = 8 << 10;
-/// Batches sent and not yet given back.
-const IN_FLIGHT: usize = 2;
+/// Batches sent and not yet given back. The two threads are about equally loaded, and batches
+/// differ: four absorb that unevenness, where two left one thread waiting for the other more
+/// often (measured 5% slower at 100k events).
+const IN_FLIGHT: usize = 4;
 /// How many items ahead of the one applied are fetched.
 const AHEAD: usize = 8;
 
