@@ -4,7 +4,7 @@
 
 /// Whether JSON escapes the byte, as serde_json does.
 #[inline]
-pub(crate) fn escapes(b: u8) -> bool {
+fn escapes(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 

@@ -200,6 +200,32 @@ impl Generator {
 }
 
 impl State {
+    /// An `enable` of `ep`, replaying `replay_percent` of the time: the replay is drawn before
+    /// the time advances, as every generator has always drawn them (the fingerprint tests pin it).
+    fn enable_op(&mut self, ep: &str, replay_percent: u64) -> Value {
+        let replay = self.p.chance(replay_percent);
+        json!(["enable", self.advance(), ep, replay])
+    }
+
+    /// Pushes a `process` call.
+    fn push_process(&mut self) {
+        let p = self.process();
+        self.push(p);
+    }
+
+    /// Pushes one to `most` `process` calls.
+    fn push_processes(&mut self, most: u64) {
+        for _ in 0..1 + self.p.below(most) {
+            self.push_process();
+        }
+    }
+
+    /// Pushes [`State::enable_op`].
+    fn push_enable(&mut self, ep: &str, replay_percent: u64) {
+        let enable = self.enable_op(ep, replay_percent);
+        self.push(enable);
+    }
+
     fn push(&mut self, op: Value) {
         let result = self.shadow.step(&op);
         let endpoint = op.get(2).and_then(Value::as_str);
@@ -384,8 +410,7 @@ impl State {
 
     fn enable(&mut self, endpoints: usize) -> Value {
         let ep = self.endpoint(endpoints);
-        let replay = self.p.chance(60);
-        json!(["enable", self.advance(), ep, replay])
+        self.enable_op(ep, 60)
     }
 
     fn dead_letters(&mut self, endpoints: usize) -> Value {
@@ -424,8 +449,7 @@ impl State {
             let o = self.outcomes();
             enqueue(self, o);
         }
-        let p = self.process();
-        self.push(p);
+        self.push_process();
         if self.p.chance(50) {
             let q = self.status(Some(ep));
             self.push(q);
@@ -441,20 +465,14 @@ impl State {
             self.push(q);
         }
         if self.p.chance(50) {
-            let p = self.process();
-            self.push(p);
+            self.push_process();
         }
-        let replay = self.p.chance(50);
-        let enable = json!(["enable", self.advance(), ep, replay]);
-        self.push(enable);
+        self.push_enable(ep, 50);
         for _ in 0..1 + self.p.below(3) {
             let q = self.status(Some(ep));
             self.push(q);
         }
-        for _ in 0..1 + self.p.below(3) {
-            let p = self.process();
-            self.push(p);
-        }
+        self.push_processes(3);
     }
 
     /// Invalid outcomes the brief fixes (`outcomes.valid`): empty, a status just outside the

@@ -173,8 +173,8 @@ fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
 }
 
 /// A short run of output put together back to front, then copied once: room enough for the
-/// longest status or the tail of a record (three integers of at most 20 characters and some
-/// words).
+/// longest status, the tail of a record (three integers of at most 20 characters and some
+/// words) or one number.
 struct Tail {
     buf: [u8; 96],
     start: usize,
@@ -278,7 +278,9 @@ fn write_status(out: &mut Vec<u8>, s: &Status) {
 }
 
 fn write_int(out: &mut Vec<u8>, n: i64) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    let mut tail = Tail::new();
+    tail.int(n);
+    out.extend_from_slice(tail.bytes());
 }
 
 /// Writes `s` as a JSON string, escaped exactly as serde_json escapes: `"` and `\`, and control

@@ -528,9 +528,7 @@ impl State {
             .collect();
         // Enabled first: brief mode sets no threshold on a disabled endpoint.
         if self.pause && self.disabled.contains(&ep) {
-            let replay = self.p.chance(50);
-            let enable = json!(["enable", self.advance(), ep.clone(), replay]);
-            self.push(enable);
+            self.push_enable(&ep, 50);
         }
         // The long incident's plan: its policy's attempts and threshold.
         let mut plan = None;
@@ -640,9 +638,7 @@ impl State {
                     if self.p.chance(40) {
                         self.status_of(&ids);
                     }
-                    let replay = self.p.chance(40);
-                    let enable = json!(["enable", self.advance(), ep.clone(), replay]);
-                    self.push(enable);
+                    self.push_enable(&ep, 40);
                     if self.p.chance(50) {
                         self.query_endpoint(&ep);
                     }
@@ -688,15 +684,12 @@ impl State {
             }
         }
         if self.p.chance(30) {
-            let p = self.process();
-            self.push(p);
+            self.push_process();
         }
         if !self.pause {
             return;
         }
-        let replay = self.p.chance(if long { 25 } else { 50 });
-        let enable = json!(["enable", self.advance(), ep, replay]);
-        self.push(enable);
+        self.push_enable(ep, if long { 25 } else { 50 });
         if self.p.chance(60) {
             self.query_endpoint(ep);
         }
@@ -743,9 +736,7 @@ impl State {
         self.recovery_done = true;
         let ep = ENDPOINTS[self.p.below(endpoints as u64) as usize].to_string();
         if self.pause && self.disabled.contains(&ep) {
-            let replay = self.p.chance(50);
-            let enable = json!(["enable", self.advance(), ep.clone(), replay]);
-            self.push(enable);
+            self.push_enable(&ep, 50);
         }
         if self.auto && self.may_set_policy(&ep) && self.p.chance(40) {
             let count = self.failures_of(&ep);
@@ -785,10 +776,7 @@ impl State {
             {
                 ids.push(self.enqueue_on(other, "o", vec![404]));
             }
-            for _ in 0..1 + self.p.below(3) {
-                let p = self.process();
-                self.push(p);
-            }
+            self.push_processes(3);
         }
         // The event a recovery goes in front of: failed once, waiting for its retry.
         let waiting = self.p.chance(70).then(|| {
@@ -836,14 +824,9 @@ impl State {
             if self.p.chance(40) {
                 self.status_of(&ids);
             }
-            let replay = self.p.chance(50);
-            let enable = json!(["enable", self.advance(), ep.clone(), replay]);
-            self.push(enable);
+            self.push_enable(&ep, 50);
         }
-        for _ in 0..1 + self.p.below(3) {
-            let p = self.process();
-            self.push(p);
-        }
+        self.push_processes(3);
         if let Some(w) = waiting
             && self.p.chance(40)
         {

@@ -33,8 +33,7 @@ impl State {
         }
         let at = self.p.below(self.gone.len() as u64) as usize;
         let ep = self.gone.swap_remove(at);
-        let replay = self.p.chance(50);
-        Some(json!(["enable", self.advance(), ep, replay]))
+        Some(self.enable_op(&ep, 50))
     }
 
     /// A roadmap operation in place of one of the brief's.
@@ -529,10 +528,7 @@ impl State {
             _ => vec![first, first, 404],
         };
         let id = self.enqueue_entries(&ep, "q", statuses);
-        for _ in 0..1 + self.p.below(3) {
-            let p = self.process();
-            self.push(p);
-        }
+        self.push_processes(3);
         let made = self
             .shadow
             .step(&json!(["status", self.ts, id.clone()]))
@@ -560,14 +556,9 @@ impl State {
             self.push(json!(["policy", self.ts, ep.clone()]));
         }
         if paused {
-            let replay = self.p.chance(50);
-            let enable = json!(["enable", self.advance(), ep.clone(), replay]);
-            self.push(enable);
+            self.push_enable(&ep, 50);
         }
-        for _ in 0..1 + self.p.below(4) {
-            let p = self.process();
-            self.push(p);
-        }
+        self.push_processes(4);
         if self.p.chance(60) {
             self.push(json!(["status", self.ts, id]));
         }
@@ -614,10 +605,7 @@ impl State {
             let id = self.enqueue_entries(&ep, "g", statuses);
             ids.push(id);
         }
-        for _ in 0..1 + self.p.below(2) {
-            let p = self.process();
-            self.push(p);
-        }
+        self.push_processes(2);
         for _ in 0..1 + self.p.below(3) {
             let id = self.p.pick(&ids).cloned().unwrap_or_default();
             self.push(json!(["status", self.ts, id]));
@@ -631,14 +619,9 @@ impl State {
             if self.p.chance(25) {
                 self.push(json!(["disable", self.ts, ep.clone()]));
             }
-            let replay = self.p.chance(50);
-            let enable = json!(["enable", self.advance(), ep, replay]);
-            self.push(enable);
+            self.push_enable(&ep, 50);
         }
-        for _ in 0..1 + self.p.below(3) {
-            let p = self.process();
-            self.push(p);
-        }
+        self.push_processes(3);
     }
 
     /// Outside brief mode: an event's retry falls due just before, exactly at or just past the
@@ -684,8 +667,7 @@ impl State {
         self.push(json!(["enqueue", at, ep, id.clone(), [entry]]));
         self.push(json!(["process", at]));
         // Then at the retry's due time, if it has one: a further failure cannot be retried.
-        let p = self.process();
-        self.push(p);
+        self.push_process();
         if self.p.chance(50) {
             self.push(json!(["status", self.ts, id]));
         } else {
