@@ -105,20 +105,20 @@ impl Endpoint {
         self.dead_by_time.insert((died_at, letter), key);
     }
 
-    /// Takes out the dead events that died at or after `since` (all of them with `Ts::MIN`),
-    /// with their letters, in O(k log n) for k of n dead.
-    pub fn exhume(&mut self, since: Ts) -> Vec<(u64, EventKey)> {
-        let risen = self.dead_by_time.split_off(&(since, 0));
+    /// Takes out of the time order the dead events that died at or after `since` (all of them
+    /// with `Ts::MIN`), in O(k log n) for k of n dead. Their letters go stale once the caller
+    /// revives them, and it then says so with [`Endpoint::forget_dead`].
+    pub fn exhume(&mut self, since: Ts) -> impl Iterator<Item = EventKey> + use<> {
+        self.dead_by_time.split_off(&(since, 0)).into_values()
+    }
+
+    /// Notes that `count` of the dead letters went stale; `live` as for [`Letters::forget`].
+    pub fn forget_dead(&mut self, count: usize, live: impl Fn(u64, EventKey) -> bool) {
         if self.dead_by_time.is_empty() {
             self.dead.clear();
+        } else {
+            self.dead.forget(count, live);
         }
-        risen
-            .into_iter()
-            .map(|((_, letter), key)| {
-                self.dead.remove(letter);
-                (letter, key)
-            })
-            .collect()
     }
 
     /// Puts revived events back among the pending ones by enqueue order (`pause.replay-order`).

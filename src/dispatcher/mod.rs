@@ -154,7 +154,9 @@ impl Dispatcher {
 
     /// The dead-lettered event ids, oldest death first (`dead.list`).
     pub fn dead_letters(&self) -> impl Iterator<Item = &str> {
-        self.dead_letters.values().map(|(k, _)| self.event_id(k))
+        self.dead_letters
+            .values(|letter, (key, _)| is_dead_as(&self.events, letter, key))
+            .map(|(k, _)| self.event_id(k))
     }
 
     /// One endpoint's dead-lettered event ids, oldest death first (`dead.list-endpoint`): events
@@ -163,7 +165,7 @@ impl Dispatcher {
         let endpoint = self.endpoint_key(endpoint_id)?;
         Ok(self.endpoints[endpoint.index()]
             .dead
-            .values()
+            .values(|letter, key| is_dead_as(&self.events, letter, key))
             .map(|k| self.event_id(k)))
     }
 
@@ -244,6 +246,15 @@ impl Dispatcher {
             self.push_ready(due_at, head);
         }
     }
+}
+
+/// Whether `key` is dead under `letter` now: a revival leaves the letters it ends in the lists,
+/// stale, and only the event's lifecycle tells (see [`Letters`]).
+fn is_dead_as(events: &[Event], letter: u64, key: EventKey) -> bool {
+    matches!(
+        events.get(key.index()).map(|e| e.lifecycle),
+        Some(Lifecycle::Dead { letter: l }) if l == letter
+    )
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! endpoint's dead events revived, never its pending events nor the whole dispatcher.
 
 use super::endpoint::DisableReason;
-use super::{Dispatcher, EndpointKey, Error, EventKey, Lifecycle, Ts};
+use super::{Dispatcher, EndpointKey, Error, EventKey, Lifecycle, Ts, is_dead_as};
 
 impl Dispatcher {
     pub fn disable(&mut self, endpoint_id: &str) -> Result<(), Error> {
@@ -62,10 +62,8 @@ impl Dispatcher {
     /// no attempts, due at `ts`, back in enqueue order, out of the dead letters.
     fn revive(&mut self, ts: Ts, endpoint: EndpointKey, since: Ts) -> usize {
         let ep = &mut self.endpoints[endpoint.index()];
-        let risen = ep.exhume(since);
-        let mut keys: Vec<EventKey> = Vec::with_capacity(risen.len());
-        for (letter, key) in risen {
-            self.dead_letters.remove(letter);
+        let mut keys: Vec<EventKey> = Vec::new();
+        for key in ep.exhume(since) {
             let event = &mut self.events[key.index()];
             event.attempts = 0;
             event.epoch = ep.epoch;
@@ -73,6 +71,10 @@ impl Dispatcher {
             keys.push(key);
         }
         let count = keys.len();
+        let events = &self.events;
+        ep.forget_dead(count, |letter, key| is_dead_as(events, letter, key));
+        self.dead_letters
+            .forget(count, |letter, (key, _)| is_dead_as(events, letter, key));
         ep.revive(keys);
         count
     }
