@@ -23,6 +23,7 @@ pub use dead_letter::{DeadLetter, EndpointReport};
 pub use endpoint::{DisableReason, EndpointKey};
 pub use error::Error;
 pub use event::EventKey;
+pub(crate) use outcome::INLINE as INLINE_STATUSES;
 pub use outcome::MAX_RETRY_AFTER;
 pub use outcome::{Class, Outcomes, classify};
 pub use policy::{MAX_ATTEMPTS, MAX_WAIT, RetryPolicy};

@@ -76,6 +76,24 @@ impl Outcomes {
         (Script(self.statuses.truncate(usable)), retry_after)
     }
 
+    /// Validates a script of `len` statuses, the first of `list` (the rest zero): what
+    /// [`Outcomes::new`] does for the usual short script, which the decoder reads straight
+    /// into place. A value out of `u16` comes as `u16::MAX`, which is no status.
+    pub(crate) fn short(list: [u16; INLINE], len: usize) -> Result<Self, Error> {
+        let valid = |&s: &u16| matches!(s, 0 | 100..=599);
+        match list.get(..len) {
+            Some(given) if len > 0 && given.iter().all(valid) => Ok(Outcomes {
+                statuses: Statuses::Inline {
+                    // At most `INLINE`, so it fits.
+                    len: u8::try_from(len).unwrap_or(u8::MAX),
+                    statuses: list,
+                },
+                retry_after: None,
+            }),
+            _ => Err(Error::InvalidOutcomes),
+        }
+    }
+
     /// Validates a script: non-empty, each status 0 or in 100..=599.
     pub fn new<I: IntoIterator<Item = i64>>(statuses: I) -> Result<Self, Error> {
         // A script may be millions of statuses long: past the inline ones they go to a growable
@@ -128,7 +146,8 @@ enum Statuses {
     Spilled(Box<Box<[u16]>>),
 }
 
-const INLINE: usize = 7;
+/// The most statuses a script keeps inline.
+pub(crate) const INLINE: usize = 7;
 
 impl Statuses {
     fn from_slice(list: &[u16]) -> Self {
@@ -188,6 +207,25 @@ impl Script {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_scripts_judged_in_place_as_new_judges_them() {
+        let mut p = crate::prng::Prng::new(7);
+        let values = [0, 1, 99, 100, 200, 429, 599, 600, 65534, u16::MAX];
+        for _ in 0..20_000 {
+            let len = p.below(INLINE as u64 + 1) as usize;
+            let mut list = [0u16; INLINE];
+            for slot in &mut list[..len] {
+                *slot = values[p.below(values.len() as u64) as usize];
+            }
+            let by_new = Outcomes::new(list[..len].iter().map(|&s| i64::from(s)));
+            assert_eq!(Outcomes::short(list, len), by_new, "{:?}", &list[..len]);
+        }
+        assert_eq!(
+            Outcomes::short([200; INLINE], INLINE + 1),
+            Err(Error::InvalidOutcomes)
+        );
+    }
 
     #[test]
     fn classes_at_every_boundary() {

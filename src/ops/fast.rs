@@ -8,7 +8,7 @@
 
 use super::decode::in_range;
 use super::{Command, Kind, Operation};
-use crate::dispatcher::{Error, Outcomes};
+use crate::dispatcher::{Error, INLINE_STATUSES, Outcomes};
 use crate::escape::plain_len;
 use std::borrow::Cow;
 
@@ -221,33 +221,26 @@ impl<'a> Cursor<'a> {
         })
     }
 
-    /// A list of integers, judged as `outcomes` (`outcomes.valid`).
+    /// A list of integers, judged as `outcomes` (`outcomes.valid`). Statuses are read into
+    /// their place in the script; a script longer than a script keeps inline is left to the
+    /// general scanner.
     fn statuses(&mut self) -> Option<Result<Outcomes, Error>> {
         self.byte(b'[')?;
-        if self.peek()? == b']' {
-            self.i += 1;
-            return Some(Err(Error::InvalidOutcomes));
-        }
-        // Statuses stay on the stack; only a script longer than any usual one spills.
-        let (mut short, mut n, mut long) = ([0i64; 8], 0, Vec::new());
-        loop {
-            let status = self.integer()?;
-            match short.get_mut(n) {
-                Some(slot) => *slot = status,
-                None => long.push(status),
-            }
-            n += 1;
-            match self.peek()? {
-                b',' => self.i += 1,
-                b']' => {
-                    self.i += 1;
-                    break;
+        let (mut list, mut n) = ([0u16; INLINE_STATUSES], 0);
+        if self.peek()? != b']' {
+            loop {
+                let status = self.integer()?;
+                *list.get_mut(n)? = u16::try_from(status).unwrap_or(u16::MAX);
+                n += 1;
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    b']' => break,
+                    _ => return None,
                 }
-                _ => return None,
             }
         }
-        let kept = n.min(short.len());
-        Some(Outcomes::new(short[..kept].iter().copied().chain(long)))
+        self.i += 1;
+        Some(Outcomes::short(list, n))
     }
 }
 
@@ -264,7 +257,8 @@ mod tests {
             r#"["enqueue",5,"s","e",[]]"#,
             r#"["enqueue",5,"s","e",[600]]"#,
             r#"["enqueue",9007199254740992,"s","e",[600]]"#,
-            r#"["enqueue",1,"s","e",[503,503,503,503,503,503,503,503,503,200]]"#,
+            r#"["enqueue",1,"s","e",[503,503,503,503,503,503,200]]"#,
+            r#"["enqueue",1,"s","e",[503,70000,-1,503,503,503,200]]"#,
             r#"["process",9223372036854775807]"#,
             r#"["status",3,"é漢🙂"]"#,
             r#"["status",3,"abcdefgh-é漢🙂-ijklmnop-qrstuvwx"]"#,
@@ -278,6 +272,10 @@ mod tests {
             assert!(fast.is_some(), "{text}");
             assert_eq!(fast, general(text), "{text}");
         }
+        // A script longer than a script keeps inline is the general scanner's.
+        let long = r#"["enqueue",1,"s","e",[503,503,503,503,503,503,503,200]]"#;
+        assert_eq!(operation(long), None);
+        assert!(matches!(general(long), Some((Ok(_), _))));
     }
 
     #[test]
