@@ -20,48 +20,54 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
     c.byte(b',')?;
     let ts = c.integer()?;
     // Well formed so far; the statuses' values are judged below, after the range of `ts`.
-    let command: Result<Command, Error> = match kind {
-        Kind::Process => Ok(Command::Process),
-        Kind::Register => Ok(Command::Register {
+    // Each arm builds the whole operation where it will stay: building the command first and
+    // the operation around it moved it in pieces, which cost a stalled load per operation.
+    let ok = |command| Ok(Operation { ts, command });
+    let op: Result<Operation, Error> = match kind {
+        Kind::Process => ok(Command::Process),
+        Kind::Register => ok(Command::Register {
             endpoint: c.argument()?,
             url: c.argument()?,
         }),
         Kind::Enqueue => {
             let (endpoint, event) = (c.argument()?, c.argument()?);
             c.byte(b',')?;
-            c.statuses()?.map(|outcomes| Command::Enqueue {
-                endpoint,
-                event,
-                outcomes,
-            })
+            match c.statuses()? {
+                Ok(outcomes) => ok(Command::Enqueue {
+                    endpoint,
+                    event,
+                    outcomes,
+                }),
+                Err(e) => Err(e),
+            }
         }
-        Kind::Status => Ok(Command::Status {
+        Kind::Status => ok(Command::Status {
             event: c.argument()?,
         }),
-        Kind::Disable => Ok(Command::Disable {
+        Kind::Disable => ok(Command::Disable {
             endpoint: c.argument()?,
         }),
         Kind::Enable => {
             let endpoint = c.argument()?;
             c.byte(b',')?;
-            Ok(Command::Enable {
+            ok(Command::Enable {
                 endpoint,
                 replay_dead: c.flag()?,
             })
         }
-        Kind::Policy => Ok(Command::Policy {
+        Kind::Policy => ok(Command::Policy {
             endpoint: c.argument()?,
         }),
-        Kind::Endpoint => Ok(Command::Endpoint {
+        Kind::Endpoint => ok(Command::Endpoint {
             endpoint: c.argument()?,
         }),
-        Kind::DeadLetter => Ok(Command::DeadLetter {
+        Kind::DeadLetter => ok(Command::DeadLetter {
             event: c.argument()?,
         }),
         // A policy is an object, which only the general decoders read; `since` is rare enough
         // to be left to them too.
         Kind::SetPolicy | Kind::Recover => return None,
-        Kind::DeadLetters => Ok(Command::DeadLetters {
+        Kind::DeadLetters => ok(Command::DeadLetters {
             endpoint: if c.peek() == Some(b',') {
                 Some(c.argument()?)
             } else {
@@ -70,10 +76,10 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
         }),
     };
     c.byte(b']')?;
-    let judged = in_range(ts)
-        .ok_or(Error::InvalidArguments)
-        .and_then(|ts| command.map(|command| Operation { ts, command }));
-    Some((judged, c.i))
+    if in_range(ts).is_none() {
+        return Some((Err(Error::InvalidArguments), c.i));
+    }
+    Some((op, c.i))
 }
 
 /// How many of the eight bytes of `word` (read little-endian), from the first, are ASCII
