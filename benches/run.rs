@@ -1,9 +1,11 @@
 //! `hookcheck run` as a user runs it: the whole process on generated workloads of 10k, 100k and
-//! 1M events, as a JSON array and as JSON lines, with two yardsticks measured in the same run on
-//! the same bytes:
+//! 1M events, as a JSON array and as JSON lines, with three yardsticks measured in the same run
+//! on the same bytes:
 //!
 //! - the parse-only floor: serde_json parsing the input into `IgnoredAny` (from memory, and
 //!   streamed from the file as `hookcheck run` reads it);
+//! - the apply floor: the operations decoded beforehand, then applied and their results encoded
+//!   in process on one thread, which is the work of `hookcheck run`'s applying thread alone;
 //! - a heap-based Python implementation of the brief (`benches/peers/heap_dispatcher.py`).
 //!
 //! For each, wall time and peak resident memory of the process (its `VmHWM`, read from /proc
@@ -274,6 +276,29 @@ fn floor(path: &Path) -> (f64, f64) {
     (slice, streamed)
 }
 
+/// The state machine alone, best of three: the operations of the lines file decoded beforehand,
+/// then applied in order and their results encoded, in process, on one thread. `hookcheck run`
+/// does this work and more on its applying thread, so it cannot take less time than this.
+fn apply_floor(lines: &Path) -> f64 {
+    let text = std::fs::read_to_string(lines).expect("read");
+    let ops: Vec<_> = text
+        .lines()
+        .filter_map(hookcheck::ops::decode_text)
+        .collect();
+    (0..3)
+        .map(|_| {
+            let mut session = hookcheck::ops::Session::new();
+            let mut out = Vec::new();
+            let t = Instant::now();
+            for op in ops.iter().cloned() {
+                session.apply(op).write_json(&mut out);
+                out.push(b'\n');
+            }
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::MAX, f64::min)
+}
+
 /// Peak live heap bytes of the same run done in process.
 fn heap(path: &Path) -> usize {
     let f = BufReader::new(std::fs::File::open(path).expect("open"));
@@ -311,7 +336,7 @@ fn main() {
     let peer = root.join("benches/peers/heap_dispatcher.py");
     let peer = peer.to_string_lossy();
     println!(
-        "{:>6} {:>9} {:>5} {:>8} {:>9} {:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7}",
+        "{:>6} {:>9} {:>5} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7}",
         "mix",
         "events",
         "input",
@@ -319,6 +344,7 @@ fn main() {
         "ops",
         "floor s",
         "stream s",
+        "apply s",
         "run s",
         "/floor",
         "RSS MB",
@@ -331,6 +357,7 @@ fn main() {
     for (&mix, &events) in mixes.iter().flat_map(|m| sizes.iter().map(move |s| (m, s))) {
         let ops = generate(events, &dir, mix);
         let name = mix.name();
+        let apply = apply_floor(&dir.join(format!("ops-{name}-{events}.jsonl")));
         for ext in ["json", "jsonl"] {
             let input = dir.join(format!("ops-{name}-{events}.{ext}"));
             let input_text = input.to_string_lossy().into_owned();
@@ -342,7 +369,7 @@ fn main() {
             let (run, rss) = repeat(runs, &[hookcheck, "run", &input_text], &ours);
             let rss = rss as f64 * 1024.0 / 1e6;
             let mut row = format!(
-                "{name:>6} {events:>9} {ext:>5} {mb:>8.1} {ops:>9} {slice:>8.3} {streamed:>8.3} {run:>8.3} {:>6.2} {rss:>8.1} {heap:>8.1} {:>6.2}",
+                "{name:>6} {events:>9} {ext:>5} {mb:>8.1} {ops:>9} {slice:>8.3} {streamed:>8.3} {apply:>8.3} {run:>8.3} {:>6.2} {rss:>8.1} {heap:>8.1} {:>6.2}",
                 run / slice,
                 rss / heap
             );
@@ -364,6 +391,8 @@ fn main() {
     }
     println!(
         "\nfloor s: serde_json into IgnoredAny from memory; stream s: the same from the file;\n\
+         apply s: the operations, decoded beforehand, applied and their results encoded in\n\
+         process on one thread (best of three): the applying thread's work alone;\n\
          run s, RSS: the whole `hookcheck run` process (median, largest RSS); heap: peak live heap\n\
          bytes of the same run in process; py: benches/peers/heap_dispatcher.py on the same file."
     );
