@@ -91,13 +91,7 @@ impl Ids {
 
     pub fn str<'a>(&'a self, name: &'a Name) -> &'a str {
         // Every name was copied whole from a `str`, so this never fails.
-        std::str::from_utf8(self.bytes(name)).unwrap_or("")
-    }
-
-    /// The id's UTF-8 bytes, for callers that write them out as they are: `str` checks them
-    /// again, which costs more than reading them.
-    pub fn bytes<'a>(&'a self, name: &'a Name) -> &'a [u8] {
-        bytes(&self.text, name)
+        std::str::from_utf8(bytes(&self.text, name)).unwrap_or("")
     }
 
     /// The high half of the id's 64-bit hash, which is all the table keeps. The bytes are

@@ -80,16 +80,17 @@ impl Outcomes {
     /// [`Outcomes::new`] does for the usual short script, which the decoder reads straight
     /// into place. A value out of `u16` comes as `u16::MAX`, which is no status.
     pub(crate) fn short(list: [u16; INLINE], len: usize) -> Result<Self, Error> {
-        let valid = |&s: &u16| matches!(s, 0 | 100..=599);
         match list.get(..len) {
-            Some(given) if len > 0 && given.iter().all(valid) => Ok(Outcomes {
-                statuses: Statuses::Inline {
-                    // At most `INLINE`, so it fits.
-                    len: u8::try_from(len).unwrap_or(u8::MAX),
-                    statuses: list,
-                },
-                retry_after: None,
-            }),
+            Some(given) if len > 0 && given.iter().all(|&s| is_status(i64::from(s))) => {
+                Ok(Outcomes {
+                    statuses: Statuses::Inline {
+                        // At most `INLINE`, so it fits.
+                        len: u8::try_from(len).unwrap_or(u8::MAX),
+                        statuses: list,
+                    },
+                    retry_after: None,
+                })
+            }
             _ => Err(Error::InvalidOutcomes),
         }
     }
@@ -100,10 +101,10 @@ impl Outcomes {
         // list, taken over whole at the end, so no status is copied more than amortised once.
         let (mut inline, mut len, mut long) = ([0u16; INLINE], 0, Vec::new());
         for s in statuses {
-            let status = match s {
-                0 | 100..=599 => u16::try_from(s).map_err(|_| Error::InvalidOutcomes)?,
-                _ => return Err(Error::InvalidOutcomes),
-            };
+            if !is_status(s) {
+                return Err(Error::InvalidOutcomes);
+            }
+            let status = u16::try_from(s).map_err(|_| Error::InvalidOutcomes)?;
             match inline.get_mut(len) {
                 Some(slot) => {
                     *slot = status;
@@ -131,6 +132,11 @@ impl Outcomes {
             retry_after: None,
         })
     }
+}
+
+/// `outcomes.valid`: a status is 0 or in 100..=599.
+fn is_status(s: i64) -> bool {
+    matches!(s, 0 | 100..=599)
 }
 
 /// A list of statuses that lives inside its owner up to `INLINE` entries, so the usual short

@@ -104,6 +104,15 @@ fn short_number(word: u64) -> (usize, u64) {
     (count, (v.wrapping_mul(10_000) + (v >> 32)) & 0xffff_ffff)
 }
 
+/// Whether the digits `b[start..end]` are a JSON integer's whole spelling: at least one, no
+/// leading zero, and no fraction or exponent after them.
+fn whole_integer(b: &[u8], start: usize, end: usize) -> bool {
+    !matches!(
+        (b.get(start..end), b.get(end)),
+        (None | Some([] | [b'0', _, ..]), _) | (_, Some(b'.' | b'e' | b'E'))
+    )
+}
+
 struct Cursor<'a> {
     text: &'a str,
     i: usize,
@@ -169,15 +178,9 @@ impl<'a> Cursor<'a> {
             let (count, value) = short_number(u64::from_le_bytes(word));
             if count < 8 {
                 let j = start + count;
-                let whole = match (b.get(start), b.get(j)) {
-                    (_, Some(b'.' | b'e' | b'E')) => false,
-                    _ if count == 0 => false,
-                    (Some(b'0'), _) => count == 1,
-                    _ => true,
-                };
                 self.i = j;
                 let n = value as i64;
-                return whole.then_some(if negative { -n } else { n });
+                return whole_integer(b, start, j).then_some(if negative { -n } else { n });
             }
         }
         // Digits are read and their value accumulated in one pass; the value is used only when
@@ -192,15 +195,10 @@ impl<'a> Cursor<'a> {
             j += 1;
         }
         self.i = j;
-        let digits = &b[start..j];
-        let whole = match (digits.first(), b.get(j)) {
-            (None, _) | (_, Some(b'.' | b'e' | b'E')) => false,
-            (Some(b'0'), _) => digits.len() == 1,
-            _ => true,
-        };
-        if !whole {
+        if !whole_integer(b, start, j) {
             return None;
         }
+        let digits = b.get(start..j)?;
         if digits.len() <= 18 {
             let n = n as i64;
             return Some(if negative { -n } else { n });
