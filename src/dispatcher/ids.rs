@@ -62,23 +62,25 @@ impl Ids {
             return Ok(None);
         };
         let index = u32::try_from(items.len()).map_err(|_| Error::CapacityExceeded)?;
-        let mut name = [0; 12];
         let escaped = if plain_len(id.as_bytes()) < id.len() {
             ESCAPED
         } else {
             0
         };
-        if id.len() <= INLINE {
-            name[0] = u8::try_from(id.len()).map_err(|_| Error::CapacityExceeded)? | escaped;
-            name[1..=id.len()].copy_from_slice(id.as_bytes());
+        // The name is put together in registers and stored whole: built byte by byte on the
+        // stack, it was read back as wider words when moved into its event, a load that has
+        // to wait for every one of those stores to drain (a store-forwarding stall) once per
+        // enqueue.
+        let word = if id.len() <= INLINE {
+            inline_word(id.as_bytes(), escaped)
         } else {
             let start = u32::try_from(text.len()).map_err(|_| Error::CapacityExceeded)?;
             let len = u32::try_from(id.len()).map_err(|_| Error::CapacityExceeded)?;
             text.push_str(id);
-            name[0] = LONG | escaped;
-            name[4..8].copy_from_slice(&start.to_le_bytes());
-            name[8..].copy_from_slice(&len.to_le_bytes());
-        }
+            u128::from(len) << 64 | u128::from(start) << 32 | u128::from(LONG | escaped)
+        };
+        let mut name = [0; 12];
+        name.copy_from_slice(&word.to_le_bytes()[..12]);
         slot.insert((hash, index));
         Ok(Some((index, Name(name))))
     }
@@ -119,13 +121,71 @@ fn is<'a, T: Named>(
     text: &'a str,
     items: &'a [T],
 ) -> impl Fn(&(u32, u32)) -> bool + 'a {
-    move |&(h, i)| h == hash && named(text, items, i) == id.as_bytes()
+    // A short id is compared as the one word its name would be, which costs no call and no
+    // branch on its length; a long one byte by byte.
+    let short = (id.len() <= INLINE).then(|| inline_word(id.as_bytes(), 0));
+    move |&(h, i)| {
+        h == hash
+            && match (short, items.get(i as usize)) {
+                (Some(word), Some(item)) => word == item.name().word() & !u128::from(ESCAPED),
+                (None, Some(item)) => bytes(text, item.name()) == id.as_bytes(),
+                (_, None) => false,
+            }
+    }
 }
 
-fn named<'a, T: Named>(text: &'a str, items: &'a [T], index: u32) -> &'a [u8] {
-    match items.get(index as usize) {
-        Some(item) => bytes(text, item.name()),
-        None => &[],
+/// The name of an inline id, as a little-endian word: its length and `flags`, then its bytes.
+fn inline_word(id: &[u8], flags: u8) -> u128 {
+    // At most `INLINE` bytes, so the length fits below `LONG`.
+    short_le(id) << 8 | u128::from(id.len() as u8 | flags)
+}
+
+impl Name {
+    fn word(&self) -> u128 {
+        let mut word = [0; 16];
+        word[..12].copy_from_slice(&self.0);
+        u128::from_le_bytes(word)
+    }
+}
+
+/// Up to 16 bytes as a little-endian integer, read by at most two loads that may overlap rather
+/// than byte by byte: `bytes[i]` is bits `8i..8i+8`, and the bits above the last byte are zero.
+fn short_le(bytes: &[u8]) -> u128 {
+    let len = bytes.len();
+    let le64 = |at: usize| {
+        let mut word = [0; 8];
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    };
+    let le32 = |at: usize| {
+        let mut word = [0; 4];
+        word.copy_from_slice(&bytes[at..at + 4]);
+        u32::from_le_bytes(word)
+    };
+    match len {
+        0 => 0,
+        1..4 => {
+            let (first, mid, last) = (bytes[0], bytes[len / 2], bytes[len - 1]);
+            u128::from(first)
+                | u128::from(mid) << (8 * (len / 2))
+                | u128::from(last) << (8 * (len - 1))
+        }
+        4..8 => {
+            // The second load ends at the last byte; shifted down, the bytes the first one
+            // already holds fall off the bottom.
+            let high = u64::from(le32(len - 4)) >> (8 * (8 - len));
+            u128::from(u64::from(le32(0)) | high << 32)
+        }
+        8..=16 => {
+            let high = le64(len - 8)
+                .checked_shr(8 * (16 - len) as u32)
+                .unwrap_or(0);
+            u128::from(le64(0)) | u128::from(high) << 64
+        }
+        _ => {
+            debug_assert!(false, "an inline id is at most {INLINE} bytes");
+            0
+        }
     }
 }
 
@@ -148,6 +208,21 @@ mod tests {
     impl Named for Name {
         fn name(&self) -> &Name {
             self
+        }
+    }
+
+    #[test]
+    fn short_ids_read_as_integers_byte_for_byte() {
+        let mut p = crate::prng::Prng::new(11);
+        for len in 0..=16 {
+            for _ in 0..200 {
+                let bytes: Vec<u8> = (0..len).map(|_| p.below(256) as u8).collect();
+                let expected = bytes
+                    .iter()
+                    .enumerate()
+                    .fold(0u128, |acc, (i, &b)| acc | u128::from(b) << (8 * i));
+                assert_eq!(short_le(&bytes), expected, "{bytes:?}");
+            }
         }
     }
 
