@@ -4,8 +4,9 @@
 On a machine whose speed drifts (a shared 2-core VM), two binaries timed minutes apart are not
 comparable; timed in turns, in random order, on the same files, they are. For each workload file
 and each binary: the median and least wall time of N runs, output written to a file as
-`cargo bench --bench run` writes it, and the peak RSS (VmHWM polled every 0.5 ms, the largest
-seen), as that bench measures it. Each binary after the first also gets the median of its
+`cargo bench --bench run` writes it (opened before the clock starts, the run only waited for),
+and the peak RSS of three more runs (VmHWM polled every 0.5 ms, the largest seen), as that bench
+measures it. Each binary after the first also gets the median of its
 per-round ratios to the first binary: rounds are close in time, so the ratio holds even when the
 machine's speed changes between rounds, which moves the medians of wall time.
 
@@ -47,18 +48,27 @@ def main():
                 order = binaries[:]
                 random.shuffle(order)
                 for b in order:
+                    # The output file is opened (and the last run's output truncated) before
+                    # the clock starts, and the run is only waited for: polling it would take
+                    # CPU from it.
                     with open(out_path, "wb") as out:
                         started = time.perf_counter()
                         child = subprocess.Popen([b, "run", path], stdout=out)
-                        while child.poll() is None:
-                            rss[b] = max(rss[b], peak_rss_kb(child.pid))
-                            time.sleep(0.0005)
+                        child.wait()
                         wall[b].append(time.perf_counter() - started)
                     if child.returncode != 0:
                         sys.exit(f"{b} run {path} exited with {child.returncode}")
                 for b in binaries:
                     ratios[b].append(wall[b][-1] / wall[binaries[0]][-1])
             print(os.path.basename(path))
+            # Peak RSS from runs of their own, polled every 0.5 ms.
+            for b in binaries:
+                for _ in range(3):
+                    with open(out_path, "wb") as out:
+                        child = subprocess.Popen([b, "run", path], stdout=out)
+                        while child.poll() is None:
+                            rss[b] = max(rss[b], peak_rss_kb(child.pid))
+                            time.sleep(0.0005)
             for b in binaries:
                 v = wall[b]
                 ratio = (
