@@ -29,6 +29,7 @@ pub use outcome::{Class, Outcomes, classify};
 pub use policy::{MAX_ATTEMPTS, MAX_WAIT, RetryPolicy};
 pub use status::{State, Status};
 
+use crate::prefetch::prefetch;
 use endpoint::Endpoint;
 use event::{Event, Lifecycle};
 use ids::Ids;
@@ -151,6 +152,27 @@ impl Dispatcher {
             attempts: event.attempts,
             next_attempt_at,
         })
+    }
+
+    /// Brings into the cache what looking these ids up will read: the id tables' lines and the
+    /// event and endpoint found. A hint, ahead of the operations that name them: nothing is
+    /// compared and nothing changes.
+    pub fn warm(&self, event_id: Option<&str>, endpoint_id: Option<&str>) {
+        if let Some(id) = event_id
+            && let Some(i) = self.event_ids.warm(id)
+        {
+            prefetch(self.events.get(i as usize));
+        }
+        if let Some(id) = endpoint_id
+            && let Some(i) = self.endpoint_ids.warm(id)
+        {
+            prefetch(self.endpoints.get(i as usize));
+        }
+    }
+
+    /// How many events were ever enqueued.
+    pub fn event_count(&self) -> usize {
+        self.events.len()
     }
 
     /// The dead-lettered event ids, oldest death first (`dead.list`).

@@ -55,6 +55,10 @@ impl<O: Output> Applier<O> {
         }
     }
 
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
     /// Writes what is still buffered.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.take(&mut self.buf)
