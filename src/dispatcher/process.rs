@@ -47,6 +47,10 @@ impl Dispatcher {
     }
 
     /// One attempt of an endpoint's ready head, which the caller has taken out of `ready`.
+    /// Inlined so that the attempt is built where it goes: returned through memory, it was
+    /// stored field by field and read back as wider words as it was pushed, a load that waits
+    /// for those stores to drain (a store-forwarding stall) once per attempt.
+    #[inline(always)]
     fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {
         let endpoint = self.events[key.index()].endpoint;
         let event = &mut self.events[key.index()];

@@ -228,13 +228,20 @@ impl<'a> Cursor<'a> {
     /// A list of integers, judged as `outcomes` (`outcomes.valid`). Statuses are read into
     /// their place in the script; a script longer than a script keeps inline is left to the
     /// general scanner.
+    #[inline(always)]
     fn statuses(&mut self) -> Option<Result<Outcomes, Error>> {
         self.byte(b'[')?;
-        let (mut list, mut n) = ([0u16; INLINE_STATUSES], 0);
+        // The statuses are gathered in one register and the list stored whole: stored one by
+        // one, they were read back as wider words when the operation was moved into place, a
+        // load that waits for every one of those stores to drain (a store-forwarding stall).
+        let (mut word, mut n) = (0u128, 0);
         if self.peek()? != b']' {
             loop {
                 let status = self.integer()?;
-                *list.get_mut(n)? = u16::try_from(status).unwrap_or(u16::MAX);
+                if n == INLINE_STATUSES {
+                    return None;
+                }
+                word |= u128::from(u16::try_from(status).unwrap_or(u16::MAX)) << (16 * n);
                 n += 1;
                 match self.peek()? {
                     b',' => self.i += 1,
@@ -244,6 +251,8 @@ impl<'a> Cursor<'a> {
             }
         }
         self.i += 1;
+        let bytes = word.to_le_bytes();
+        let list = std::array::from_fn(|k| u16::from_le_bytes([bytes[2 * k], bytes[2 * k + 1]]));
         Some(Outcomes::short(list, n))
     }
 }
