@@ -43,18 +43,18 @@ impl Ids {
     /// The index of the item of `items` named `id`.
     pub fn get<T: Named>(&self, id: &str, items: &[T]) -> Option<u32> {
         let hash = self.hash(id);
-        self.table
-            .find(spread(hash), is(hash, id, &self.text, items))
-            .map(|&(_, i)| i)
+        self.index(hash, is(hash, id, &self.text, items))
     }
 
     /// The index of the item whose id has `id`'s hash, if any: a lookup that compares no id, to
     /// bring the table's lines into the cache ahead of the real one.
     pub fn warm(&self, id: &str) -> Option<u32> {
         let hash = self.hash(id);
-        self.table
-            .find(spread(hash), |&(h, _)| h == hash)
-            .map(|&(_, i)| i)
+        self.index(hash, |&(h, _)| h == hash)
+    }
+
+    fn index(&self, hash: u32, is: impl FnMut(&(u32, u32)) -> bool) -> Option<u32> {
+        self.table.find(spread(hash), is).map(|&(_, i)| i)
     }
 
     /// Adds `id` as the name of the next item, `items.len()`: returns that index and the name,

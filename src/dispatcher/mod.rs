@@ -158,16 +158,13 @@ impl Dispatcher {
     /// event and endpoint found. A hint, ahead of the operations that name them: nothing is
     /// compared and nothing changes.
     pub fn warm(&self, event_id: Option<&str>, endpoint_id: Option<&str>) {
-        if let Some(id) = event_id
-            && let Some(i) = self.event_ids.warm(id)
-        {
-            prefetch(self.events.get(i as usize));
+        fn warm<T>(ids: &Ids, items: &[T], id: Option<&str>) {
+            if let Some(i) = id.and_then(|id| ids.warm(id)) {
+                prefetch(items.get(i as usize));
+            }
         }
-        if let Some(id) = endpoint_id
-            && let Some(i) = self.endpoint_ids.warm(id)
-        {
-            prefetch(self.endpoints.get(i as usize));
-        }
+        warm(&self.event_ids, &self.events, event_id);
+        warm(&self.endpoint_ids, &self.endpoints, endpoint_id);
     }
 
     /// How many events were ever enqueued.

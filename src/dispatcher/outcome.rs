@@ -83,11 +83,7 @@ impl Outcomes {
         match list.get(..len) {
             Some(given) if len > 0 && given.iter().all(|&s| is_status(i64::from(s))) => {
                 Ok(Outcomes {
-                    statuses: Statuses::Inline {
-                        // At most `INLINE`, so it fits.
-                        len: u8::try_from(len).unwrap_or(u8::MAX),
-                        statuses: list,
-                    },
+                    statuses: Statuses::inline(list, len),
                     retry_after: None,
                 })
             }
@@ -161,13 +157,18 @@ impl Statuses {
             len @ 0..=INLINE => {
                 let mut statuses = [0; INLINE];
                 statuses[..len].copy_from_slice(list);
-                Statuses::Inline {
-                    // At most `INLINE`, so it fits.
-                    len: u8::try_from(len).unwrap_or(u8::MAX),
-                    statuses,
-                }
+                Statuses::inline(statuses, len)
             }
             _ => Statuses::Spilled(Box::new(list.into())),
+        }
+    }
+
+    /// The first `len` (at most `INLINE`) of `statuses`, the rest zero.
+    fn inline(statuses: [u16; INLINE], len: usize) -> Self {
+        Statuses::Inline {
+            // At most `INLINE`, so it fits.
+            len: u8::try_from(len).unwrap_or(u8::MAX),
+            statuses,
         }
     }
 

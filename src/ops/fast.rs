@@ -251,8 +251,7 @@ impl<'a> Cursor<'a> {
             }
         }
         self.i += 1;
-        let bytes = word.to_le_bytes();
-        let list = std::array::from_fn(|k| u16::from_le_bytes([bytes[2 * k], bytes[2 * k + 1]]));
+        let list = std::array::from_fn(|k| (word >> (16 * k)) as u16);
         Some(Outcomes::short(list, n))
     }
 }
