@@ -20,12 +20,24 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
     c.byte(b',')?;
     let ts = c.integer()?;
     // Well formed so far; the statuses' values are judged below, after the range of `ts`.
-    // Each arm builds the whole operation where it will stay: building the command first and
-    // the operation around it moved it in pieces, which cost a stalled load per operation.
-    let ok = |command| Ok(Operation { ts, command });
-    let op: Result<Operation, Error> = match kind {
-        Kind::Process => ok(Command::Process),
-        Kind::Register => ok(Command::Register {
+    // Each arm builds the whole operation in the place it is returned to: an operation built
+    // in a local and then moved was copied in wide loads that straddle the narrower stores
+    // which had just built it, a load that waits for those stores to drain (a
+    // store-forwarding stall), once per operation.
+    macro_rules! done {
+        ($command:expr) => {{
+            let command = $command;
+            c.byte(b']')?;
+            return Some(if in_range(ts).is_none() {
+                (Err(Error::InvalidArguments), c.i)
+            } else {
+                (Ok(Operation { ts, command }), c.i)
+            });
+        }};
+    }
+    match kind {
+        Kind::Process => done!(Command::Process),
+        Kind::Register => done!(Command::Register {
             endpoint: c.argument()?,
             url: c.argument()?,
         }),
@@ -33,53 +45,56 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
             let (endpoint, event) = (c.argument()?, c.argument()?);
             c.byte(b',')?;
             match c.statuses()? {
-                Ok(outcomes) => ok(Command::Enqueue {
+                Ok(outcomes) => done!(Command::Enqueue {
                     endpoint,
                     event,
                     outcomes,
                 }),
-                Err(e) => Err(e),
+                Err(e) => {
+                    c.byte(b']')?;
+                    let e = if in_range(ts).is_none() {
+                        Error::InvalidArguments
+                    } else {
+                        e
+                    };
+                    Some((Err(e), c.i))
+                }
             }
         }
-        Kind::Status => ok(Command::Status {
+        Kind::Status => done!(Command::Status {
             event: c.argument()?,
         }),
-        Kind::Disable => ok(Command::Disable {
+        Kind::Disable => done!(Command::Disable {
             endpoint: c.argument()?,
         }),
         Kind::Enable => {
             let endpoint = c.argument()?;
             c.byte(b',')?;
-            ok(Command::Enable {
+            done!(Command::Enable {
                 endpoint,
                 replay_dead: c.flag()?,
             })
         }
-        Kind::Policy => ok(Command::Policy {
+        Kind::Policy => done!(Command::Policy {
             endpoint: c.argument()?,
         }),
-        Kind::Endpoint => ok(Command::Endpoint {
+        Kind::Endpoint => done!(Command::Endpoint {
             endpoint: c.argument()?,
         }),
-        Kind::DeadLetter => ok(Command::DeadLetter {
+        Kind::DeadLetter => done!(Command::DeadLetter {
             event: c.argument()?,
         }),
         // A policy is an object, which only the general decoders read; `since` is rare enough
         // to be left to them too.
-        Kind::SetPolicy | Kind::Recover => return None,
-        Kind::DeadLetters => ok(Command::DeadLetters {
+        Kind::SetPolicy | Kind::Recover => None,
+        Kind::DeadLetters => done!(Command::DeadLetters {
             endpoint: if c.peek() == Some(b',') {
                 Some(c.argument()?)
             } else {
                 None
             },
         }),
-    };
-    c.byte(b']')?;
-    if in_range(ts).is_none() {
-        return Some((Err(Error::InvalidArguments), c.i));
     }
-    Some((op, c.i))
 }
 
 /// How many of the eight bytes of `word` (read little-endian), from the first, are ASCII
@@ -141,17 +156,20 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline(always)]
     fn byte(&mut self, want: u8) -> Option<()> {
         (self.peek()? == want).then(|| self.i += 1)
     }
 
     /// `,` then a string argument.
+    #[inline(always)]
     fn argument(&mut self) -> Option<Cow<'a, str>> {
         self.byte(b',')?;
         self.string().map(Cow::Borrowed)
     }
 
     /// A string without escapes or control characters.
+    #[inline(always)]
     fn string(&mut self) -> Option<&'a str> {
         self.byte(b'"')?;
         let start = self.i;
