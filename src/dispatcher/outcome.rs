@@ -73,7 +73,9 @@ impl Outcomes {
             }
             list
         });
-        (Script(self.statuses.truncate(usable)), retry_after)
+        let mut statuses = self.statuses;
+        statuses.truncate(usable);
+        (Script(statuses), retry_after)
     }
 
     /// Validates a script of `len` statuses, the first of `list` (the rest zero): what
@@ -179,13 +181,25 @@ impl Statuses {
         }
     }
 
-    /// Keeps the first `n` entries.
-    fn truncate(self, n: usize) -> Self {
-        let list = self.as_slice();
-        if list.len() <= n {
-            return self;
+    /// Keeps the first `n` entries. In place, and only ever touching a list that is longer:
+    /// rebuilt and returned whole, the usual short list was stored in pieces and read back at
+    /// once in wider loads, each of which waits for those stores to drain (a store-forwarding
+    /// stall), once per enqueue.
+    fn truncate(&mut self, n: usize) {
+        if let Statuses::Spilled(list) = self
+            && list.len() > n
+        {
+            *self = Statuses::from_slice(&list[..n]);
+        } else if let Statuses::Inline { len, statuses } = self
+            && usize::from(*len) > n
+        {
+            // Every policy allows more attempts than a list keeps inline, so this does not
+            // happen today; it keeps the list right (the rest zero) all the same.
+            *len = u8::try_from(n).unwrap_or(u8::MAX);
+            if let Some(rest) = statuses.get_mut(n..) {
+                rest.fill(0);
+            }
         }
-        Statuses::from_slice(&list[..n])
     }
 }
 
