@@ -167,6 +167,23 @@ impl Dispatcher {
         warm(&self.endpoint_ids, &self.endpoints, endpoint_id);
     }
 
+    /// Makes room for `n` more events at once, so that the events stay in one place while that
+    /// many are enqueued: a hint from a caller that knows about how many may come (`hookcheck
+    /// run`, from its input's size). Room that is never used is never touched, so it costs
+    /// address space, not memory; if it cannot be had, the room grows as events come.
+    pub fn reserve_events(&mut self, n: usize) {
+        let _ = self.events.try_reserve_exact(n);
+    }
+
+    /// Where the events are stored, as addresses: the first event's, the end of the room made
+    /// for them, and the size of one event. For a hint to the operating system alone (see
+    /// `input::prefault`): nothing may read or write the events through them.
+    pub fn event_room(&self) -> (usize, usize, usize) {
+        let start = self.events.as_ptr() as usize;
+        let size = size_of::<Event>();
+        (start, start + self.events.capacity() * size, size)
+    }
+
     /// How many events were ever enqueued.
     pub fn event_count(&self) -> usize {
         self.events.len()

@@ -389,3 +389,24 @@ fn consecutive_failures_disable_and_a_successful_enable_resets_them() {
     );
     assert_eq!(records(&mut d, 5), vec!["c #1 200 delivered"]);
 }
+
+#[test]
+fn room_made_for_events_keeps_them_in_place_and_changes_nothing_else() {
+    let (mut plain, mut roomy) = (shop(), shop());
+    roomy.reserve_events(1000);
+    let (start, end, size) = roomy.event_room();
+    assert_eq!((end - start) / size, 1000);
+    for i in 0..1000 {
+        let id = format!("e{i}");
+        let script = outcomes(&[503, 200]);
+        assert_eq!(
+            plain.enqueue(i, "shop", &id, script.clone()),
+            roomy.enqueue(i, "shop", &id, script)
+        );
+    }
+    assert_eq!(roomy.event_room().0, start, "the events did not move");
+    assert_eq!(records(&mut plain, 5000), records(&mut roomy, 5000));
+    // Room beyond what can be had is not made, and nothing fails.
+    roomy.reserve_events(usize::MAX);
+    assert_eq!(roomy.event_room().0, start);
+}

@@ -59,6 +59,10 @@ impl<O: Output> Applier<O> {
         &self.session
     }
 
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
     /// Writes what is still buffered.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.take(&mut self.buf)

@@ -10,6 +10,7 @@
 
 mod apply;
 mod pipeline;
+mod prefault;
 mod reader;
 mod walk;
 
@@ -116,7 +117,20 @@ pub fn run_stream(
     out: &mut (impl Write + Send),
     format: Format,
 ) -> Result<(), RunError> {
-    pipeline::run(input, out, format, Layout::OnePerLine)
+    run_sized(input, None, out, format)
+}
+
+/// [`run_stream`] for an input known to be `bytes` long (a file's size), which the run uses to
+/// make room for the events it may hold at once (see `prefault`). The size is only a hint:
+/// the results are the same whatever it says.
+pub fn run_sized(
+    input: impl Read + Send,
+    bytes: Option<u64>,
+    out: &mut (impl Write + Send),
+    format: Format,
+) -> Result<(), RunError> {
+    let events = bytes.map_or(0, prefault::events_for);
+    pipeline::run(input, out, format, Layout::OnePerLine, events)
 }
 
 /// Runs the operations on the calling thread alone, results laid out as `layout` says.

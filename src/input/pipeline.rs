@@ -2,13 +2,15 @@
 //! applies the operations to the dispatcher and encodes their results. The applying is the
 //! larger share and sets the pace; the reading thread, which would otherwise wait for room, does
 //! the writing in its waits, so the applying thread has its processor to itself (a third thread
-//! for writing measured slower: on two cores it took its time from the applying thread). The
+//! for writing measured slower: on two cores it took its time from the applying thread), and
+//! maps the pages of the events to come while it waits (see `prefault`). The
 //! results are the same, byte for byte, as on one thread (`run_stream_with`).
 //! Operations cross in batches, their strings copied into the batch's own text, and results in
 //! buffers; the reading thread has at most sixteen batches out at a time and writes results as
 //! often as it sends a batch, so memory stays bounded whatever the input's size.
 
 use super::apply::{Applier, Output, piece};
+use super::prefault::Prefault;
 use super::walk::{self, Sink};
 use super::{Format, Layout, RunError};
 use crate::dispatcher::Error;
@@ -16,6 +18,8 @@ use crate::ops::{Operation, OperationOf, Strings};
 use crate::prefetch::prefetch;
 use std::io::{self, Read, Write};
 use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -84,11 +88,13 @@ struct Batcher<W: Write> {
     out: W,
     /// The first write that failed: nothing is written after it, and the reading stops.
     wrote: io::Result<()>,
-    /// How long to wait for room by spinning before sleeping: the reading side is the faster
-    /// one and so usually waits; woken from sleep, it would cost the applying thread a system
-    /// call per batch. Zero on a single processor, where spinning would only keep the applying
-    /// thread from running.
+    /// How long to wait for room by spinning (or mapping pages ahead) before sleeping: the
+    /// reading side is the faster one and so usually waits; woken from sleep, it would cost the
+    /// applying thread a system call per batch. Zero on a single processor, where spinning would
+    /// only keep the applying thread from running.
     spin: Duration,
+    /// Maps the events' pages ahead of the applying thread, as long as that works.
+    prefault: Option<Prefault>,
 }
 
 /// A batch takes the applying thread some tens of microseconds: room comes well within this.
@@ -104,7 +110,12 @@ impl<W: Write> Batcher<W> {
                 Ok(message) => message,
                 Err(mpsc::TryRecvError::Disconnected) => return false,
                 Err(mpsc::TryRecvError::Empty) if started.elapsed() < self.spin => {
-                    std::hint::spin_loop();
+                    // Idle: the time to map the events' next pages, if any are due.
+                    match self.prefault.as_mut().map(Prefault::step) {
+                        Some(Some(true)) => {}
+                        Some(None) => self.prefault = None,
+                        _ => std::hint::spin_loop(),
+                    }
                     continue;
                 }
                 Err(mpsc::TryRecvError::Empty) => match self.back.recv() {
@@ -212,17 +223,34 @@ impl Output for Handoff {
     }
 }
 
-/// Reads, decodes and writes on one thread, applies on this one. Errors come out as on one
-/// thread: a failed write first, then whatever stopped the reading.
+/// Reads, decodes and writes on one thread, applies on this one, with room made beforehand for
+/// `events` events (none when 0). Errors come out as on one thread: a failed write first, then
+/// whatever stopped the reading.
 pub(super) fn run(
     input: impl Read + Send,
     out: &mut (impl Write + Send),
     format: Format,
     layout: Layout,
+    events: usize,
 ) -> Result<(), RunError> {
     let (full, full_received) = mpsc::channel::<Batch>();
     let (back, back_received) = mpsc::channel::<Back>();
     let (spare, spares) = mpsc::channel::<Vec<u8>>();
+    let mut applier = Applier::new(
+        Handoff {
+            back: back.clone(),
+            spares,
+        },
+        layout,
+    );
+    let applied = Arc::new(AtomicUsize::new(0));
+    let prefault = (events > 0)
+        .then(|| {
+            applier.session_mut().reserve_events(events);
+            let room = applier.session().dispatcher().event_room();
+            Prefault::new(room, Arc::clone(&applied))
+        })
+        .flatten();
     std::thread::scope(|scope| {
         let reader = scope.spawn(move || {
             let processors = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -236,19 +264,13 @@ pub(super) fn run(
                 out,
                 wrote: Ok(()),
                 spin: if processors > 1 { SPIN } else { Duration::ZERO },
+                prefault,
             };
             // What was read before the end (or the error) is applied all the same.
             let read = walk::read(input, format, &mut batcher);
             (read, batcher.finish())
         });
-        let mut applier = Applier::new(
-            Handoff {
-                back: back.clone(),
-                spares,
-            },
-            layout,
-        );
-        let applied = apply_all(&full_received, &back, &mut applier);
+        let outcome = apply_all(&full_received, &back, &mut applier, &applied);
         // A reader still sending learns that nobody is listening, and stops.
         drop(full_received);
         let flushed = applier.flush();
@@ -258,7 +280,7 @@ pub(super) fn run(
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         wrote.and(flushed).map_err(RunError::Write)?;
-        applied.and(read)
+        outcome.and(read)
     })
 }
 
@@ -277,6 +299,7 @@ fn apply_all(
     full: &mpsc::Receiver<Batch>,
     back: &mpsc::Sender<Back>,
     applier: &mut Applier<Handoff>,
+    events: &AtomicUsize,
 ) -> Result<(), RunError> {
     for mut batch in full {
         let Batch { text, items } = &mut batch;
@@ -306,6 +329,11 @@ fn apply_all(
         }
         drop(rest);
         text.clear();
+        // For the reading thread's hints (see `prefault`): how far the events have come.
+        events.store(
+            applier.session().dispatcher().event_count(),
+            Ordering::Relaxed,
+        );
         // The reader may have stopped: then nobody takes it back, which is fine.
         let _ = back.send(Back::Applied(batch));
     }
@@ -314,20 +342,29 @@ fn apply_all(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Format, Layout, run_stream, run_stream_with};
+    use super::super::{Format, Layout, run_sized, run_stream, run_stream_with};
     use super::BATCH_OPERATIONS;
     use std::io::{self, Read, Write};
 
-    /// Output and error of both ways of running, for one input.
+    /// Output and error of both ways of running, for one input. Two threads run twice, with
+    /// and without room made for the events from the input's size, the same both times.
     fn both(input: &[u8], format: Format) -> [(Vec<u8>, String); 2] {
+        let said = |e: Result<(), super::RunError>| e.err().map(|e| e.to_string());
         let mut one = Vec::new();
         let e1 = run_stream_with(input, &mut one, format, Layout::OnePerLine);
         let mut two = Vec::new();
-        let e2 = run_stream(input, &mut two, format);
-        let said = |e: Result<(), super::RunError>| e.err().map(|e| e.to_string());
+        let e2 = said(run_stream(input, &mut two, format));
+        let mut sized = Vec::new();
+        let e3 = said(run_sized(
+            input,
+            Some(input.len() as u64),
+            &mut sized,
+            format,
+        ));
+        assert_eq!((&two, &e2), (&sized, &e3));
         [
             (one, said(e1).unwrap_or_default()),
-            (two, said(e2).unwrap_or_default()),
+            (two, e2.unwrap_or_default()),
         ]
     }
 

@@ -274,6 +274,11 @@ impl Session {
         &self.dispatcher
     }
 
+    /// See [`Dispatcher::reserve_events`].
+    pub fn reserve_events(&mut self, n: usize) {
+        self.dispatcher.reserve_events(n);
+    }
+
     /// Brings into the cache what applying `op` will look up first (see [`Dispatcher::warm`]).
     pub fn warm_with<S>(&self, op: &OperationOf<S>, text: &impl Strings<S>) {
         let d = &self.dispatcher;

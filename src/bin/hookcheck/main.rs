@@ -11,12 +11,13 @@ use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
 use hookcheck::implementation::{Implementation, Options, Sandbox, Subprocess};
-use hookcheck::input::{Format, RunError, run_stream};
+use hookcheck::input::{Format, RunError, run_sized};
 use hookcheck::manifest;
 use hookcheck::runner::Selection;
 use std::fs::File;
 use std::io::IsTerminal;
 use std::io::{self, BufReader, BufWriter, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -518,13 +519,26 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
     let mut out = BufWriter::new(io::stdout());
     let result = match file.filter(|p| p.as_os_str() != "-") {
         Some(path) => match File::open(&path) {
-            Ok(f) => run_stream(BufReader::new(f), &mut out, format),
+            Ok(f) => {
+                let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+                run_sized(BufReader::new(f), size, &mut out, format)
+            }
             Err(e) => {
                 eprintln!("hookcheck run: cannot open {}: {e}", path.display());
                 return ExitCode::from(2);
             }
         },
-        None => run_stream(io::stdin(), &mut out, format),
+        None => {
+            // Standard input redirected from a file has a size too.
+            let size = io::stdin()
+                .as_fd()
+                .try_clone_to_owned()
+                .ok()
+                .and_then(|fd| File::from(fd).metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len());
+            run_sized(io::stdin(), size, &mut out, format)
+        }
     };
     let flushed = out.flush();
     match (result, flushed) {
