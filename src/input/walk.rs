@@ -83,11 +83,14 @@ fn read_lines<R: Read>(r: &mut Reader<R>, sink: &mut impl Sink) -> Result<(), Ru
         };
         let line = &r.buf[start..end];
         if !line.bytes().all(|b| b.is_ascii_whitespace()) {
-            let op = match decode_prefix(line) {
-                Some((op, end)) if line[end..].bytes().all(|b| b.is_ascii_whitespace()) => op,
-                _ => decode_line(line).map_err(|e| r.not_json(start, &e))?,
-            };
-            sink.operation(op)?;
+            // As in an array, the fast path's operation goes to the sink from where the
+            // decoder put it (see `read_array`).
+            match decode_prefix(line) {
+                Some((op, end)) if line[end..].bytes().all(|b| b.is_ascii_whitespace()) => {
+                    sink.operation(op)?
+                }
+                _ => sink.operation(decode_line(line).map_err(|e| r.not_json(start, &e))?)?,
+            }
         }
         r.pos = (end + 1).min(r.buf.len());
     }
@@ -121,38 +124,24 @@ fn read_array<R: Read>(r: &mut Reader<R>, sink: &mut impl Sink) -> Result<(), Ru
         }
         let step = {
             // serde_json's stream says where the operation ended; the operation borrows the
-            // buffer, so it is handed over here, before the buffer may be refilled.
+            // buffer, so it is handed over here, before the buffer may be refilled. The fast
+            // path's operation goes to the sink from where the decoder put it: wrapped in
+            // another enum first, as serde_json's is, it was copied in wide loads over the
+            // narrow stores that had just written it, which wait for those stores to drain (a
+            // store-forwarding stall, a tenth of the reading thread's samples).
             let rest = &r.buf[r.pos..];
-            let decoded = match decode_prefix(rest) {
-                Some((op, len)) => Some(Ok((op, len))),
+            match decode_prefix(rest) {
+                Some((op, len)) => handed(r, sink, op, len),
                 None => {
                     let mut stream =
                         serde_json::Deserializer::from_str(rest).into_iter::<Decoded>();
-                    stream
-                        .next()
-                        .map(|d| d.map(|Decoded(op)| (op, stream.byte_offset())))
-                }
-            };
-            match decoded {
-                Some(Ok((op, len))) => {
-                    let end = r.pos + len;
-                    match r.bytes()[end..]
-                        .iter()
-                        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-                    {
-                        // Whether the value goes on (a number cut by the buffer's end) is
-                        // known only once what follows it is read.
-                        None if !r.eof => Step::More,
-                        None => Step::Fault(r.cut_short("EOF while parsing a list")),
-                        Some(gap) => match sink.operation(op) {
-                            Ok(()) => Step::Done(end + gap),
-                            Err(e) => Step::Stop(e),
-                        },
+                    match stream.next() {
+                        Some(Ok(Decoded(op))) => handed(r, sink, op, stream.byte_offset()),
+                        Some(Err(e)) if e.is_eof() && !r.eof => Step::More,
+                        Some(Err(e)) => Step::Fault(r.not_json(r.pos, &e)),
+                        None => Step::More,
                     }
                 }
-                Some(Err(e)) if e.is_eof() && !r.eof => Step::More,
-                Some(Err(e)) => Step::Fault(r.not_json(r.pos, &e)),
-                None => Step::More,
             }
         };
         match step {
@@ -180,6 +169,31 @@ fn read_array<R: Read>(r: &mut Reader<R>, sink: &mut impl Sink) -> Result<(), Ru
         return Err(r.syntax_error(r.pos, "trailing characters"));
     }
     Ok(())
+}
+
+/// Hands a decoded array element, `len` bytes from the reader's position, to the sink, once
+/// what follows it shows that it ended there.
+#[inline(always)]
+fn handed<R: Read>(
+    r: &Reader<R>,
+    sink: &mut impl Sink,
+    op: Result<Operation<'_>, Error>,
+    len: usize,
+) -> Step {
+    let end = r.pos + len;
+    match r.bytes()[end..]
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        // Whether the value goes on (a number cut by the buffer's end) is known only once
+        // what follows it is read.
+        None if !r.eof => Step::More,
+        None => Step::Fault(r.cut_short("EOF while parsing a list")),
+        Some(gap) => match sink.operation(op) {
+            Ok(()) => Step::Done(end + gap),
+            Err(e) => Step::Stop(e),
+        },
+    }
 }
 
 /// Where decoding one array element got to.
