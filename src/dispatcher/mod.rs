@@ -277,6 +277,13 @@ impl Dispatcher {
         if ep.is_disabled() {
             return;
         }
+        // The event after the head is read when the head is done, which may be at once: its
+        // line, enqueued long ago, is fetched now.
+        prefetch(
+            ep.pending
+                .get(1)
+                .and_then(|next| self.events.get(next.index())),
+        );
         if let Some(head) = ep.head()
             && let Some(due_at) = self.due_at(head)
         {
