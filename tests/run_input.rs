@@ -297,3 +297,30 @@ fn a_full_disk_is_a_write_error() {
         says_disk_full(&out);
     }
 }
+
+/// A file's size is taken as a hint of how many events it may hold, and room is reserved for
+/// them: a sparse file of 64 GB that holds three operations (the rest reads as zero bytes)
+/// reserves room for the most events a run reserves (address space only) and maps none of it.
+/// The run answers the three, says where the input stops being JSON, and stays small.
+#[test]
+fn a_huge_file_reserves_room_for_its_events_but_no_memory() {
+    let dir = std::env::temp_dir().join(format!("hookcheck-sparse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("ops.json");
+    {
+        let mut f = std::fs::File::create(&path).expect("create");
+        f.write_all(br#"[["register",0,"s","u"],["enqueue",0,"s","e",[200]],["process",0],"#)
+            .expect("write");
+        f.set_len(64 << 30).expect("a sparse file");
+    }
+    let ran = run_fed(&[path.to_str().expect("a UTF-8 path")], |_| {});
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(ran.status.code(), Some(2), "{}", ran.err);
+    assert_eq!(
+        ran.out, "[true,\n \"queued\",\n [\"e #1 200 delivered\"]\n",
+        "{}",
+        ran.err
+    );
+    assert!(ran.err.contains("found byte 0x00"), "{}", ran.err);
+    assert!(ran.peak_kb < 20 << 10, "peak RSS {} kB", ran.peak_kb);
+}
