@@ -10,7 +10,8 @@
 //! given room for as many events as the input could hold (address space only: pages are
 //! mapped only just ahead of the events). Mapping ahead changes no byte of memory, so a guess
 //! gone wrong (room that ran out and moved) costs nothing but the hint; any error ends the
-//! hints.
+//! hints. Under a limit on address space or data, or strict overcommit, no room is made: it
+//! would count against what the run may have (see `room_allowed`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
