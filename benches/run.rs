@@ -202,19 +202,23 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
     count
 }
 
+/// `command` with its stdout written to `out`, which is opened (and truncated) here.
+fn writing_to(command: &[&str], out: &Path) -> Command {
+    let mut c = Command::new(command[0]);
+    c.args(&command[1..])
+        .stdout(std::fs::File::create(out).expect("output file"));
+    c
+}
+
 /// Wall seconds of `command`, its stdout written to `out`. The clock starts once the output
 /// file is open: truncating the previous run's output (6.7 MB at 100k events) took 4 to 5 ms,
 /// a sixth of a run, and is no work of the command's. While the command runs the parent only
 /// waits: polling it (as [`peak_rss`] must) takes CPU time from it on a two-core machine, where
 /// `hookcheck run` keeps both cores busy.
 fn wall(command: &[&str], out: &Path) -> f64 {
-    let file = std::fs::File::create(out).expect("output file");
+    let mut command = writing_to(command, out);
     let started = Instant::now();
-    let status = Command::new(command[0])
-        .args(&command[1..])
-        .stdout(file)
-        .status()
-        .expect("the command starts");
+    let status = command.status().expect("the command starts");
     let seconds = started.elapsed().as_secs_f64();
     assert!(status.success(), "{command:?} failed: {status}");
     seconds
@@ -225,9 +229,7 @@ fn wall(command: &[&str], out: &Path) -> f64 {
 /// collects counts the parent's memory too for a child started by vfork, as Rust and Python
 /// start them.
 fn peak_rss(command: &[&str], out: &Path) -> u64 {
-    let mut child = Command::new(command[0])
-        .args(&command[1..])
-        .stdout(std::fs::File::create(out).expect("output file"))
+    let mut child = writing_to(command, out)
         .spawn()
         .expect("the command starts");
     let status = format!("/proc/{}/status", child.id());

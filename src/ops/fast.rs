@@ -24,14 +24,16 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
     // in a local and then moved was copied in wide loads that straddle the narrower stores
     // which had just built it, a load that waits for those stores to drain (a
     // store-forwarding stall), once per operation.
+    // The closing `]`, then whether `ts` is in range: what every arm ends with.
+    let close = |c: &mut Cursor| c.byte(b']').map(|()| in_range(ts).is_some());
     macro_rules! done {
         ($command:expr) => {{
             let command = $command;
-            c.byte(b']')?;
-            return Some(if in_range(ts).is_none() {
-                (Err(Error::InvalidArguments), c.i)
-            } else {
+            let ok = close(&mut c)?;
+            return Some(if ok {
                 (Ok(Operation { ts, command }), c.i)
+            } else {
+                (Err(Error::InvalidArguments), c.i)
             });
         }};
     }
@@ -51,13 +53,8 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
                     outcomes,
                 }),
                 Err(e) => {
-                    c.byte(b']')?;
-                    let e = if in_range(ts).is_none() {
-                        Error::InvalidArguments
-                    } else {
-                        e
-                    };
-                    Some((Err(e), c.i))
+                    let ok = close(&mut c)?;
+                    Some((Err(if ok { e } else { Error::InvalidArguments }), c.i))
                 }
             }
         }

@@ -509,6 +509,12 @@ fn coverage(sources: &Sources) -> ExitCode {
     }
 }
 
+/// The size of `f` when it is a regular file (not a pipe, a terminal or a device), which
+/// `hookcheck run` takes as a hint of how many events its input may hold.
+fn file_size(f: &File) -> Option<u64> {
+    f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len())
+}
+
 fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
     let format = match input {
         InputFormat::Auto => Format::Auto,
@@ -520,7 +526,7 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
     let result = match file.filter(|p| p.as_os_str() != "-") {
         Some(path) => match File::open(&path) {
             Ok(f) => {
-                let size = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len());
+                let size = file_size(&f);
                 run_sized(BufReader::new(f), size, &mut out, format)
             }
             Err(e) => {
@@ -534,9 +540,7 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
                 .as_fd()
                 .try_clone_to_owned()
                 .ok()
-                .and_then(|fd| File::from(fd).metadata().ok())
-                .filter(|m| m.is_file())
-                .map(|m| m.len());
+                .and_then(|fd| file_size(&File::from(fd)));
             run_sized(io::stdin(), size, &mut out, format)
         }
     };
