@@ -53,6 +53,17 @@ impl Ids {
         self.index(hash, |&(h, _)| h == hash)
     }
 
+    /// Starts loading the table entries that may be `id`'s: which they are, the control bytes
+    /// say, and those stay cached; the entries themselves miss once the table outgrows the
+    /// cache. Nothing is read from them here.
+    pub fn prefetch_entries(&self, id: &str) {
+        let hash = self.hash(id);
+        self.table.find(spread(hash), |entry| {
+            crate::prefetch::prefetch(Some(entry));
+            false
+        });
+    }
+
     fn index(&self, hash: u32, is: impl FnMut(&(u32, u32)) -> bool) -> Option<u32> {
         self.table.find(spread(hash), is).map(|&(_, i)| i)
     }
@@ -262,8 +273,12 @@ mod tests {
         assert_eq!(ids.get("nope", &names), None);
         // Warming finds what is there (by hash alone) and never changes anything.
         for (i, n) in ids_.iter().enumerate() {
+            ids.prefetch_entries(n);
             assert_eq!(ids.warm(n), Some(i as u32));
+            assert_eq!(ids.get(n, &names), Some(i as u32));
         }
+        ids.prefetch_entries("nope");
+        assert_eq!(ids.get("nope", &names), None);
         assert_eq!(ids.get("a-rather-long-event-id-with-é-in-iT", &names), None);
         // Growing the table rebuilds every id's place from its kept hash.
         for i in 0..10_000 {

@@ -167,6 +167,11 @@ impl Dispatcher {
         warm(&self.endpoint_ids, &self.endpoints, endpoint_id);
     }
 
+    /// The first step of [`Dispatcher::warm`] for an event id: the table entries it will read.
+    pub fn warm_entries(&self, event_id: &str) {
+        self.event_ids.prefetch_entries(event_id);
+    }
+
     /// Makes room for `n` more events at once, so that the events stay in one place while that
     /// many are enqueued: a hint from a caller that knows about how many may come (`hookcheck
     /// run`, from its input's size). Room that is never used is never touched, so it costs

@@ -297,6 +297,13 @@ impl Session {
         }
     }
 
+    /// The first step of [`Session::warm_with`]: the table entries of an event looked up.
+    pub fn warm_entries_with<S>(&self, op: &OperationOf<S>, text: &impl Strings<S>) {
+        if let CommandOf::Status { event } | CommandOf::DeadLetter { event } = &op.command {
+            self.dispatcher.warm_entries(text.get(event));
+        }
+    }
+
     /// Applies a decoded operation (or the error its decoding gave) and returns its reply.
     pub fn apply(&mut self, op: Result<Operation<'_>, Error>) -> Reply<'_> {
         self.apply_with(op, &Owned)
