@@ -53,7 +53,7 @@ pub struct Dispatcher {
     /// order), the earliest on top. An entry is not removed when it stops describing a ready
     /// head (its endpoint disabled, say): `process` drops such entries as it meets them, so a
     /// disable costs nothing and every other change one push.
-    ready: BinaryHeap<Reverse<(Ts, EventKey)>>,
+    ready: BinaryHeap<Reverse<Due>>,
     /// Set while `process` attempts the head whose entry is on top of `ready`: the next entry
     /// pushed replaces it, one sift instead of a pop and a push (see [`Dispatcher::push_ready`]).
     top_spent: bool,
@@ -114,7 +114,7 @@ impl Dispatcher {
         ep.pending.push_back(key);
         // A new event is the last in enqueue order, so it is the head only of an empty queue.
         if ep.pending.len() == 1 && !ep.is_disabled() {
-            self.ready.push(Reverse((ts, key)));
+            self.ready.push(Reverse(Due::new(ts, key)));
         }
         Ok(key)
     }
@@ -269,11 +269,11 @@ impl Dispatcher {
         if self.top_spent
             && let Some(mut top) = self.ready.peek_mut()
         {
-            *top = Reverse((due_at, key));
+            *top = Reverse(Due::new(due_at, key));
             self.top_spent = false;
             return;
         }
-        self.ready.push(Reverse((due_at, key)));
+        self.ready.push(Reverse(Due::new(due_at, key)));
     }
 
     /// Puts the endpoint's head, if any, into the ready heap at its due time.
@@ -294,6 +294,25 @@ impl Dispatcher {
         {
             self.push_ready(due_at, head);
         }
+    }
+}
+
+/// A `ready` entry: a due time and an event, ordered as the pair `(due_at, key)` is, packed into
+/// one integer so that the heap compares them in one comparison without a branch (a tenth of the
+/// applying thread's instructions are the heap's): the time, its sign bit flipped so that its
+/// order is unsigned, above the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Due(u128);
+
+impl Due {
+    fn new(due_at: Ts, key: EventKey) -> Self {
+        let time = (due_at as u64) ^ (1 << 63);
+        Due(u128::from(time) << 32 | u128::from(key.0))
+    }
+
+    pub(crate) fn parts(self) -> (Ts, EventKey) {
+        let time = ((self.0 >> 32) as u64) ^ (1 << 63);
+        (time as Ts, EventKey(self.0 as u32))
     }
 }
 

@@ -18,7 +18,8 @@ impl Dispatcher {
 
     /// Like [`Dispatcher::process`], handing each attempt to `sink` instead of collecting them.
     pub fn process_with(&mut self, ts: Ts, mut sink: impl FnMut(Attempt)) {
-        while let Some(&Reverse((due_at, key))) = self.ready.peek() {
+        while let Some(&Reverse(entry)) = self.ready.peek() {
+            let (due_at, key) = entry.parts();
             if due_at > ts {
                 break;
             }

@@ -410,3 +410,30 @@ fn room_made_for_events_keeps_them_in_place_and_changes_nothing_else() {
     roomy.reserve_events(usize::MAX);
     assert_eq!(roomy.event_room().0, start);
 }
+
+#[test]
+fn ready_entries_order_as_their_time_and_key_do() {
+    let mut p = crate::prng::Prng::new(7);
+    let mut pairs: Vec<(Ts, u32)> = vec![
+        (i64::MIN, 0),
+        (i64::MIN, u32::MAX),
+        (-1, 5),
+        (0, 0),
+        (0, u32::MAX),
+        (1, 0),
+        (i64::MAX, 0),
+        (i64::MAX, u32::MAX),
+    ];
+    pairs.extend((0..500).map(|_| {
+        let time = (p.next_u64() as i64) >> p.below(64);
+        (time, p.next_u64() as u32 >> p.below(32))
+    }));
+    for &(ta, ka) in &pairs {
+        let a = Due::new(ta, EventKey(ka));
+        assert_eq!(a.parts(), (ta, EventKey(ka)));
+        for &(tb, kb) in &pairs {
+            let b = Due::new(tb, EventKey(kb));
+            assert_eq!(a.cmp(&b), (ta, ka).cmp(&(tb, kb)), "{ta} {ka} / {tb} {kb}");
+        }
+    }
+}
