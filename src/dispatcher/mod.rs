@@ -302,7 +302,7 @@ impl Dispatcher {
 /// applying thread's instructions are the heap's): the time, its sign bit flipped so that its
 /// order is unsigned, above the key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Due(u128);
+struct Due(u128);
 
 impl Due {
     fn new(due_at: Ts, key: EventKey) -> Self {
@@ -310,7 +310,7 @@ impl Due {
         Due(u128::from(time) << 32 | u128::from(key.0))
     }
 
-    pub(crate) fn parts(self) -> (Ts, EventKey) {
+    fn parts(self) -> (Ts, EventKey) {
         let time = ((self.0 >> 32) as u64) ^ (1 << 63);
         (time as Ts, EventKey(self.0 as u32))
     }

@@ -333,6 +333,14 @@ impl Strings<Place> for Places<'_> {
     }
 }
 
+/// The operations among a batch's items that decoded.
+fn operations(items: &[Item]) -> impl Iterator<Item = &OperationOf<Place>> {
+    items.iter().filter_map(|item| match item {
+        Item::Operation(Ok(op)) => Some(op),
+        _ => None,
+    })
+}
+
 /// Applies every batch received, in order, sending each back emptied for reuse.
 fn apply_all(
     full: &mpsc::Receiver<Batch>,
@@ -350,15 +358,11 @@ fn apply_all(
         // event lookup reads are fetched in a pass of their own before: found in the same pass,
         // each waited for its entry before it could fetch its event (2 to 4% of a 1M run).
         if session.dispatcher().event_count() >= WARM_FROM {
-            for item in items.iter() {
-                if let Item::Operation(Ok(op)) = item {
-                    session.warm_entries_with(op, &places);
-                }
+            for op in operations(items) {
+                session.warm_entries_with(op, &places);
             }
-            for item in items.iter() {
-                if let Item::Operation(Ok(op)) = item {
-                    session.warm_with(op, &places);
-                }
+            for op in operations(items) {
+                session.warm_with(op, &places);
             }
         }
         let mut rest = items.drain(..);

@@ -297,7 +297,8 @@ impl Session {
         }
     }
 
-    /// The first step of [`Session::warm_with`]: the table entries of an event looked up.
+    /// The first step of [`Session::warm_with`]: the table entries of an event looked up. Not an
+    /// enqueued one, whose id is new: its probe meets no entry to fetch.
     pub fn warm_entries_with<S>(&self, op: &OperationOf<S>, text: &impl Strings<S>) {
         if let CommandOf::Status { event } | CommandOf::DeadLetter { event } = &op.command {
             self.dispatcher.warm_entries(text.get(event));
