@@ -198,8 +198,11 @@ impl<W: Write> Sink for Batcher<W> {
         let Batch { text, large, .. } = &mut self.batch;
         let op = op.map(|op| op.map_strings(|s| place(text, large, s)));
         self.batch.items.push(Item::Operation(op));
-        let full =
-            self.batch.items.len() >= BATCH_OPERATIONS || self.batch.text.len() >= BATCH_TEXT;
+        // A large string alone outweighs any batch: it goes at once, so that a batch never
+        // holds more than one operation's.
+        let full = self.batch.items.len() >= BATCH_OPERATIONS
+            || self.batch.text.len() >= BATCH_TEXT
+            || !self.batch.large.is_empty();
         if full && !self.send() {
             // The write's own error is the one reported.
             return Err(RunError::Write(io::Error::other(
