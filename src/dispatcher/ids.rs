@@ -64,6 +64,17 @@ impl Ids {
         });
     }
 
+    /// Room for `n` more ids without growing, if it can be had: a hint, like the room for events.
+    pub fn reserve(&mut self, n: usize) {
+        let _ = self.table.try_reserve(n, |&(h, _)| spread(h));
+    }
+
+    /// How many ids the table holds before it grows.
+    #[cfg(test)]
+    pub fn capacity(&self) -> usize {
+        self.table.capacity()
+    }
+
     fn index(&self, hash: u32, is: impl FnMut(&(u32, u32)) -> bool) -> Option<u32> {
         self.table.find(spread(hash), is).map(|&(_, i)| i)
     }

@@ -412,6 +412,29 @@ fn room_made_for_events_keeps_them_in_place_and_changes_nothing_else() {
 }
 
 #[test]
+fn room_for_events_makes_the_id_table_for_a_quarter_of_them_up_to_a_bound() {
+    let mut d = shop();
+    d.reserve_events(40_000);
+    let made = d.event_ids.capacity();
+    assert!((10_000..20_000).contains(&made), "{made}");
+    for i in 0..10_000 {
+        d.enqueue(i, "shop", &format!("e{i}"), outcomes(&[200]))
+            .expect("enqueue");
+    }
+    assert_eq!(d.event_ids.capacity(), made, "the table did not grow");
+    // However many events the room is for, the table made at once stays within the bound.
+    let mut big = shop();
+    big.reserve_events(usize::MAX);
+    let made = big.event_ids.capacity();
+    assert!(
+        (EVENT_IDS_AHEAD..2 * EVENT_IDS_AHEAD).contains(&made),
+        "{made}"
+    );
+    // And without a hint, nothing is made ahead.
+    assert!(shop().event_ids.capacity() < 1000);
+}
+
+#[test]
 fn ready_entries_order_as_their_time_and_key_do() {
     let mut p = crate::prng::Prng::new(7);
     let mut pairs: Vec<(Ts, u32)> = vec![
