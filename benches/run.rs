@@ -301,6 +301,9 @@ fn floor(path: &Path) -> (f64, f64) {
 /// copies as it grew and first touches of fresh pages, which no run makes.
 fn apply_floor(lines: &Path) -> f64 {
     let text = std::fs::read_to_string(lines).expect("read");
+    // The room a run makes for the events, and with it the event id table (see
+    // `Dispatcher::reserve_events`).
+    let room = hookcheck::input::events_room(text.len() as u64);
     let ops: Vec<_> = text
         .lines()
         .filter_map(hookcheck::ops::decode_text)
@@ -308,6 +311,7 @@ fn apply_floor(lines: &Path) -> f64 {
     (0..3)
         .map(|_| {
             let mut session = hookcheck::ops::Session::new();
+            session.reserve_events(room);
             let mut out = Vec::with_capacity(40 << 10);
             let t = Instant::now();
             for op in ops.iter().cloned() {

@@ -133,6 +133,13 @@ pub fn run_sized(
     pipeline::run(input, out, format, Layout::OnePerLine, events)
 }
 
+/// The events [`run_sized`] makes room for ahead, for an input of `bytes` bytes (none where the
+/// process's limits advise against it): for a yardstick that does the applying thread's work
+/// alone, in the same state (`cargo bench --bench run`).
+pub fn events_room(bytes: u64) -> usize {
+    prefault::events_for(bytes)
+}
+
 /// Runs the operations on the calling thread alone, results laid out as `layout` says.
 pub fn run_stream_with(
     input: impl Read,
