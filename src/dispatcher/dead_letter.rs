@@ -35,14 +35,14 @@ impl Dispatcher {
     pub fn dead_letter(&self, event_id: &str) -> Result<DeadLetter, Error> {
         let key = self.event_key(event_id)?;
         let event = &self.events[key.index()];
-        let Lifecycle::Dead { letter } = event.lifecycle else {
+        let Lifecycle::Dead { letter } = event.lifecycle() else {
             return Err(Error::NotDead);
         };
         let (_, died_at) = self.dead_letters.get(letter).ok_or(Error::NotDead)?;
         Ok(DeadLetter {
             event: key,
-            attempts: event.attempts,
-            last_status: event.script.for_attempt(event.attempts),
+            attempts: u32::from(event.attempts),
+            last_status: event.script.for_attempt(u32::from(event.attempts)),
             died_at,
         })
     }

@@ -29,8 +29,12 @@ pub(crate) enum Lifecycle {
 }
 
 /// An event carries its id's name, as `process` meets most events cold and reads their due
-/// time, their script and then their id: 56 bytes. (Aligning events to cache lines measured no
-/// faster, and a growing `Vec` of over-aligned values is copied rather than reallocated.)
+/// time, their script and then their id: 48 bytes. Its lifecycle is kept as a state byte and
+/// one word (the due time, or the letter), not as an enum of 16 bytes, and its attempts in 16
+/// bits (a policy allows at most [`MAX_ATTEMPTS`](super::MAX_ATTEMPTS)): 56 bytes the other
+/// way, a seventh more memory for the events of a run (0.8 MB at 100k events). (Aligning events
+/// to cache lines measured no faster, and a growing `Vec` of over-aligned values is copied
+/// rather than reallocated.)
 #[derive(Debug)]
 pub(crate) struct Event {
     pub name: Name,
@@ -40,8 +44,50 @@ pub(crate) struct Event {
     /// enable's `ts` at once (`pause.enable-due`).
     pub epoch: u32,
     pub script: Script,
-    pub attempts: u32,
-    pub lifecycle: Lifecycle,
+    pub attempts: u16,
+    state: State,
+    /// The due time while pending (as its bits), the letter once dead, 0 once delivered.
+    word: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    Pending,
+    Delivered,
+    Dead,
+}
+
+impl Event {
+    /// A new event, pending and due at `due_at`, with no attempts.
+    pub fn new(name: Name, endpoint: EndpointKey, epoch: u32, script: Script, due_at: Ts) -> Self {
+        Event {
+            name,
+            endpoint,
+            epoch,
+            script,
+            attempts: 0,
+            state: State::Pending,
+            word: due_at as u64,
+        }
+    }
+
+    pub fn lifecycle(&self) -> Lifecycle {
+        match self.state {
+            State::Pending => Lifecycle::Pending {
+                due_at: self.word as Ts,
+            },
+            State::Delivered => Lifecycle::Delivered,
+            State::Dead => Lifecycle::Dead { letter: self.word },
+        }
+    }
+
+    pub fn set_lifecycle(&mut self, lifecycle: Lifecycle) {
+        (self.state, self.word) = match lifecycle {
+            Lifecycle::Pending { due_at } => (State::Pending, due_at as u64),
+            Lifecycle::Delivered => (State::Delivered, 0),
+            Lifecycle::Dead { letter } => (State::Dead, letter),
+        };
+    }
 }
 
 impl Named for Event {
@@ -50,4 +96,8 @@ impl Named for Event {
     }
 }
 
-const _: () = assert!(size_of::<Event>() <= 56, "an event stays within 56 bytes");
+const _: () = assert!(size_of::<Event>() <= 48, "an event stays within 48 bytes");
+const _: () = assert!(
+    super::MAX_ATTEMPTS <= u16::MAX as u32,
+    "an event's attempts fit its 16 bits"
+);

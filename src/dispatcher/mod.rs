@@ -109,14 +109,8 @@ impl Dispatcher {
         if let Some(list) = retry_after {
             self.retry_after.insert(key, list);
         }
-        self.events.push(Event {
-            name,
-            endpoint,
-            epoch: ep.epoch,
-            script,
-            attempts: 0,
-            lifecycle: Lifecycle::Pending { due_at: ts },
-        });
+        self.events
+            .push(Event::new(name, endpoint, ep.epoch, script, ts));
         ep.pending.push_back(key);
         // A new event is the last in enqueue order, so it is the head only of an empty queue.
         if ep.pending.len() == 1 && !ep.is_disabled() {
@@ -147,7 +141,7 @@ impl Dispatcher {
         let key = self.event_key(event_id)?;
         let event = &self.events[key.index()];
         let held = self.endpoints[event.endpoint.index()].is_disabled();
-        let (state, next_attempt_at) = match event.lifecycle {
+        let (state, next_attempt_at) = match event.lifecycle() {
             Lifecycle::Pending { .. } if held => (State::Held, None),
             Lifecycle::Pending { .. } => (State::Pending, self.due_at(key)),
             Lifecycle::Delivered => (State::Delivered, None),
@@ -155,7 +149,7 @@ impl Dispatcher {
         };
         Ok(Status {
             state,
-            attempts: event.attempts,
+            attempts: u32::from(event.attempts),
             next_attempt_at,
         })
     }
@@ -244,7 +238,7 @@ impl Dispatcher {
     /// (`pause.enable-due`), which makes it the enable's `ts`. `None` unless pending.
     fn due_at(&self, key: EventKey) -> Option<Ts> {
         let event = &self.events[key.index()];
-        let Lifecycle::Pending { due_at } = event.lifecycle else {
+        let Lifecycle::Pending { due_at } = event.lifecycle() else {
             return None;
         };
         let ep = &self.endpoints[event.endpoint.index()];
@@ -333,7 +327,7 @@ impl Due {
 /// stale, and only the event's lifecycle tells (see [`Letters`]).
 fn is_dead_as(events: &[Event], letter: u64, key: EventKey) -> bool {
     matches!(
-        events.get(key.index()).map(|e| e.lifecycle),
+        events.get(key.index()).map(|e| e.lifecycle()),
         Some(Lifecycle::Dead { letter: l }) if l == letter
     )
 }

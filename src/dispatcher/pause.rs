@@ -34,7 +34,7 @@ impl Dispatcher {
                 for key in &ep.pending {
                     let event = &mut self.events[key.index()];
                     event.epoch = 0;
-                    event.lifecycle = Lifecycle::Pending { due_at: ts };
+                    event.set_lifecycle(Lifecycle::Pending { due_at: ts });
                 }
             }
         }
@@ -67,7 +67,7 @@ impl Dispatcher {
             let event = &mut self.events[key.index()];
             event.attempts = 0;
             event.epoch = ep.epoch;
-            event.lifecycle = Lifecycle::Pending { due_at: ts };
+            event.set_lifecycle(Lifecycle::Pending { due_at: ts });
             keys.push(key);
         }
         let count = keys.len();

@@ -56,7 +56,7 @@ impl Dispatcher {
         let endpoint = self.events[key.index()].endpoint;
         let event = &mut self.events[key.index()];
         event.attempts = event.attempts.saturating_add(1);
-        let number = event.attempts;
+        let number = u32::from(event.attempts);
         let status = event.script.for_attempt(number);
         let ep = &self.endpoints[endpoint.index()];
         // The event after this one becomes the head if this one is done with: it is read then.
@@ -112,18 +112,18 @@ impl Dispatcher {
             Outcome::RetryAt(due_at) => {
                 // Still the head: it goes back into the ready heap at its new due time (where
                 // it is dropped if the endpoint was just disabled).
-                event.lifecycle = Lifecycle::Pending { due_at };
+                event.set_lifecycle(Lifecycle::Pending { due_at });
                 event.epoch = epoch;
                 self.push_ready(due_at, key);
             }
             Outcome::Delivered => {
-                event.lifecycle = Lifecycle::Delivered;
+                event.set_lifecycle(Lifecycle::Delivered);
                 self.finish(key);
             }
             Outcome::Dead => {
                 let letter = self.next_letter;
                 self.next_letter += 1;
-                event.lifecycle = Lifecycle::Dead { letter };
+                event.set_lifecycle(Lifecycle::Dead { letter });
                 self.dead_letters.push(letter, (key, ts));
                 self.endpoints[endpoint.index()].bury(key, letter, ts);
                 self.finish(key);

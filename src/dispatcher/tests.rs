@@ -435,6 +435,34 @@ fn room_for_events_makes_the_id_table_for_a_quarter_of_them_up_to_a_bound() {
 }
 
 #[test]
+fn an_event_keeps_every_lifecycle_as_set_in_its_state_and_word() {
+    let (_, name) = Ids::default()
+        .insert("e", &[] as &[Event])
+        .expect("an id")
+        .expect("a new id");
+    let (script, _) = outcomes(&[500, 200]).into_script(MAX_ATTEMPTS);
+    let mut event = Event::new(name, EndpointKey(0), 0, script, Ts::MIN);
+    assert_eq!(event.lifecycle(), Lifecycle::Pending { due_at: Ts::MIN });
+    let all = [
+        Lifecycle::Pending { due_at: Ts::MAX },
+        Lifecycle::Delivered,
+        Lifecycle::Pending { due_at: -1 },
+        Lifecycle::Dead { letter: u64::MAX },
+        Lifecycle::Pending { due_at: 0 },
+        Lifecycle::Dead { letter: 0 },
+        Lifecycle::Pending { due_at: -TS_LIMIT },
+        Lifecycle::Pending { due_at: TS_LIMIT },
+        Lifecycle::Dead { letter: 1 << 63 },
+        Lifecycle::Delivered,
+    ];
+    for lifecycle in all {
+        event.set_lifecycle(lifecycle);
+        assert_eq!(event.lifecycle(), lifecycle);
+    }
+    assert_eq!(event.attempts, 0);
+}
+
+#[test]
 fn ready_entries_order_as_their_time_and_key_do() {
     let mut p = crate::prng::Prng::new(7);
     let mut pairs: Vec<(Ts, u32)> = vec![
