@@ -23,7 +23,7 @@ const SHORTEST_ENQUEUE: u64 = 23;
 const MOST_EVENTS: u64 = 1 << 24;
 /// How far ahead of the events applied pages are mapped, in events: the reading thread is idle
 /// again long before the applying one has made that many (some 5,000 operations, with the
-/// brief's mix). It bounds the memory mapped before its time, about 115 KB.
+/// brief's mix). It bounds the memory mapped before its time, about 100 KB.
 const LEAD: usize = 2048;
 /// Pages are mapped this many bytes at a time: a system call maps many, and the reading
 /// thread is back to its channel within some tens of microseconds.
