@@ -45,13 +45,14 @@ pub(crate) struct Event {
     pub epoch: u32,
     pub script: Script,
     pub attempts: u16,
-    state: State,
+    /// Which of the lifecycle's three it is; `word` holds the rest.
+    stage: Stage,
     /// The due time while pending (as its bits), the letter once dead, 0 once delivered.
     word: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum State {
+enum Stage {
     Pending,
     Delivered,
     Dead,
@@ -66,26 +67,26 @@ impl Event {
             epoch,
             script,
             attempts: 0,
-            state: State::Pending,
+            stage: Stage::Pending,
             word: due_at as u64,
         }
     }
 
     pub fn lifecycle(&self) -> Lifecycle {
-        match self.state {
-            State::Pending => Lifecycle::Pending {
+        match self.stage {
+            Stage::Pending => Lifecycle::Pending {
                 due_at: self.word as Ts,
             },
-            State::Delivered => Lifecycle::Delivered,
-            State::Dead => Lifecycle::Dead { letter: self.word },
+            Stage::Delivered => Lifecycle::Delivered,
+            Stage::Dead => Lifecycle::Dead { letter: self.word },
         }
     }
 
     pub fn set_lifecycle(&mut self, lifecycle: Lifecycle) {
-        (self.state, self.word) = match lifecycle {
-            Lifecycle::Pending { due_at } => (State::Pending, due_at as u64),
-            Lifecycle::Delivered => (State::Delivered, 0),
-            Lifecycle::Dead { letter } => (State::Dead, letter),
+        (self.stage, self.word) = match lifecycle {
+            Lifecycle::Pending { due_at } => (Stage::Pending, due_at as u64),
+            Lifecycle::Delivered => (Stage::Delivered, 0),
+            Lifecycle::Dead { letter } => (Stage::Dead, letter),
         };
     }
 }

@@ -129,7 +129,7 @@ pub fn run_sized(
     out: &mut (impl Write + Send),
     format: Format,
 ) -> Result<(), RunError> {
-    let events = bytes.map_or(0, prefault::events_for);
+    let events = bytes.map_or(0, events_room);
     pipeline::run(input, out, format, Layout::OnePerLine, events)
 }
 
