@@ -63,6 +63,11 @@ impl<O: Output> Applier<O> {
         &mut self.session
     }
 
+    /// The session, its way out closed.
+    pub fn into_session(self) -> Session {
+        self.session
+    }
+
     /// Writes what is still buffered.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.take(&mut self.buf)

@@ -12,7 +12,7 @@
 use super::apply::{Applier, Output, piece};
 use super::prefault::Prefault;
 use super::walk::{self, Sink};
-use super::{Format, Layout, RunError};
+use super::{Afterwards, Format, Layout, RunError};
 use crate::dispatcher::Error;
 use crate::ops::{Operation, OperationOf, Strings};
 use crate::prefetch::prefetch;
@@ -249,6 +249,7 @@ pub(super) fn run(
     format: Format,
     layout: Layout,
     events: usize,
+    afterwards: Afterwards,
 ) -> Result<(), RunError> {
     let (full, full_received) = mpsc::channel::<Batch>();
     let (back, back_received) = mpsc::channel::<Back>();
@@ -291,8 +292,14 @@ pub(super) fn run(
         // A reader still sending learns that nobody is listening, and stops.
         drop(full_received);
         let flushed = applier.flush();
-        // The reading thread writes until every way back is closed.
-        drop((applier, back));
+        // The reading thread writes until every way back is closed: closed first, it writes
+        // the last results while the state is freed.
+        let session = applier.into_session();
+        drop(back);
+        match afterwards {
+            Afterwards::Free => drop(session),
+            Afterwards::Exit => std::mem::forget(session),
+        }
         let (read, wrote) = reader
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -398,12 +405,16 @@ fn apply_all(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Format, Layout, run_sized, run_stream, run_stream_with};
+    use super::super::{
+        Afterwards, Format, Layout, run_sized, run_sized_then, run_stream, run_stream_with,
+    };
     use super::BATCH_OPERATIONS;
     use std::io::{self, Read, Write};
 
-    /// Output and error of both ways of running, for one input. Two threads run twice, with
-    /// and without room made for the events from the input's size, the same both times.
+    /// Output and error of both ways of running, for one input. Two threads run three times:
+    /// without room made for the events, with room made from the input's size, and with that
+    /// room and the state left to the exit (leaked here, as the input is small), the same every
+    /// time.
     fn both(input: &[u8], format: Format) -> [(Vec<u8>, String); 2] {
         let said = |e: Result<(), super::RunError>| e.err().map(|e| e.to_string());
         let mut one = Vec::new();
@@ -418,6 +429,15 @@ mod tests {
             format,
         ));
         assert_eq!((&two, &e2), (&sized, &e3));
+        let mut left = Vec::new();
+        let e4 = said(run_sized_then(
+            input,
+            Some(input.len() as u64),
+            &mut left,
+            format,
+            Afterwards::Exit,
+        ));
+        assert_eq!((&two, &e2), (&left, &e4));
         [
             (one, said(e1).unwrap_or_default()),
             (two, e2.unwrap_or_default()),

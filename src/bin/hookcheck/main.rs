@@ -11,7 +11,7 @@ use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
 use hookcheck::implementation::{Implementation, Options, Sandbox, Subprocess};
-use hookcheck::input::{Format, RunError, run_sized};
+use hookcheck::input::{Afterwards, Format, RunError, run_sized_then};
 use hookcheck::manifest;
 use hookcheck::runner::Selection;
 use std::fs::File;
@@ -527,7 +527,7 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
         Some(path) => match File::open(&path) {
             Ok(f) => {
                 let size = file_size(&f);
-                run_sized(BufReader::new(f), size, &mut out, format)
+                run_sized_then(BufReader::new(f), size, &mut out, format, Afterwards::Exit)
             }
             Err(e) => {
                 eprintln!("hookcheck run: cannot open {}: {e}", path.display());
@@ -541,7 +541,7 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
                 .try_clone_to_owned()
                 .ok()
                 .and_then(|fd| file_size(&File::from(fd)));
-            run_sized(io::stdin(), size, &mut out, format)
+            run_sized_then(io::stdin(), size, &mut out, format, Afterwards::Exit)
         }
     };
     let flushed = out.flush();
