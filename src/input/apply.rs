@@ -24,7 +24,11 @@ impl<W: Write> Output for &mut W {
 
 /// Results are written in pieces of about this size: large enough that writing costs little per
 /// result, small enough to keep few of them in memory when they are handed to another thread.
-pub(super) const PIECE: usize = 32 << 10;
+/// The reading thread's writes slow the applying thread too (not writing the results at all
+/// measured 0.965 of a 100k run's time): pieces of 64 KiB instead of 32 halve the writes and
+/// measured 0.96 to 0.99 of the time at 100k events, 1.00 at 10k and 1M; 128 KiB measured the
+/// same for 0.2 MB more memory.
+pub(super) const PIECE: usize = 64 << 10;
 
 /// An empty buffer of results, with room for the result that takes it past [`PIECE`]: a buffer
 /// that had to grow would double.

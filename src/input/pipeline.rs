@@ -567,7 +567,7 @@ mod tests {
     #[test]
     fn results_of_many_pieces_are_all_written_and_a_late_failed_write_is_reported() {
         // Some ten pieces of results, written by the reading thread while it reads and after.
-        let ops: String = (0..20_000)
+        let ops: String = (0..50_000)
             .map(|i| format!(r#"["enqueue",{i},"s","e{i}",[503,200]],["process",{i}],"#))
             .collect();
         let text = format!(r#"[["register",0,"s","u"],{ops}["process",99999999]]"#);
