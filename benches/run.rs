@@ -295,8 +295,8 @@ fn floor(path: &Path) -> (f64, f64) {
 /// The state machine alone, best of three: the operations of the lines file decoded beforehand,
 /// then applied in order and their results encoded, in process, on one thread. `hookcheck run`
 /// does this work and more on its applying thread, so it cannot take less time than this. The
-/// results go into one buffer of 40 KiB, emptied whenever it holds 32 KiB, as the applying
-/// thread hands over its pieces. A buffer growing to the whole output (6.7 MB at 100k events),
+/// results go into one buffer of 80 KiB, emptied whenever it holds 64 KiB, as the applying
+/// thread hands over its pieces (of 32 KiB until the eighth round of issue 20). A buffer growing to the whole output (6.7 MB at 100k events),
 /// as this yardstick had before, took 6.7 ms more at 100k (25.0 ms against 18.3, paired), in
 /// copies as it grew and first touches of fresh pages, which no run makes.
 fn apply_floor(lines: &Path) -> f64 {
@@ -312,12 +312,12 @@ fn apply_floor(lines: &Path) -> f64 {
         .map(|_| {
             let mut session = hookcheck::ops::Session::new();
             session.reserve_events(room);
-            let mut out = Vec::with_capacity(40 << 10);
+            let mut out = Vec::with_capacity(80 << 10);
             let t = Instant::now();
             for op in ops.iter().cloned() {
                 session.apply(op).write_json(&mut out);
                 out.push(b'\n');
-                if out.len() >= 32 << 10 {
+                if out.len() >= 64 << 10 {
                     std::hint::black_box(&out);
                     out.clear();
                 }
