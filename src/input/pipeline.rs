@@ -405,9 +405,7 @@ fn apply_all(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{
-        Afterwards, Format, Layout, run_sized, run_sized_then, run_stream, run_stream_with,
-    };
+    use super::super::{Afterwards, Format, Layout, run_sized_then, run_stream, run_stream_with};
     use super::BATCH_OPERATIONS;
     use std::io::{self, Read, Write};
 
@@ -421,23 +419,12 @@ mod tests {
         let e1 = run_stream_with(input, &mut one, format, Layout::OnePerLine);
         let mut two = Vec::new();
         let e2 = said(run_stream(input, &mut two, format));
-        let mut sized = Vec::new();
-        let e3 = said(run_sized(
-            input,
-            Some(input.len() as u64),
-            &mut sized,
-            format,
-        ));
-        assert_eq!((&two, &e2), (&sized, &e3));
-        let mut left = Vec::new();
-        let e4 = said(run_sized_then(
-            input,
-            Some(input.len() as u64),
-            &mut left,
-            format,
-            Afterwards::Exit,
-        ));
-        assert_eq!((&two, &e2), (&left, &e4));
+        for afterwards in [Afterwards::Free, Afterwards::Exit] {
+            let mut sized = Vec::new();
+            let bytes = Some(input.len() as u64);
+            let e = said(run_sized_then(input, bytes, &mut sized, format, afterwards));
+            assert_eq!((&two, &e2), (&sized, &e), "{afterwards:?}");
+        }
         [
             (one, said(e1).unwrap_or_default()),
             (two, e2.unwrap_or_default()),
