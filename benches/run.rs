@@ -296,9 +296,10 @@ fn floor(path: &Path) -> (f64, f64) {
 /// then applied in order and their results encoded, in process, on one thread. `hookcheck run`
 /// does this work and more on its applying thread, so it cannot take less time than this. The
 /// results go into one buffer of 80 KiB, emptied whenever it holds 64 KiB, as the applying
-/// thread hands over its pieces (of 32 KiB until the eighth round of issue 20). A buffer growing to the whole output (6.7 MB at 100k events),
-/// as this yardstick had before, took 6.7 ms more at 100k (25.0 ms against 18.3, paired), in
-/// copies as it grew and first touches of fresh pages, which no run makes.
+/// thread hands over its pieces (of 32 KiB until the eighth round of issue 20). A buffer growing
+/// to the whole output (6.7 MB at 100k events), as this yardstick had before, took 6.7 ms more
+/// at 100k (25.0 ms against 18.3, paired), in copies as it grew and first touches of fresh
+/// pages, which no run makes.
 fn apply_floor(lines: &Path) -> f64 {
     let text = std::fs::read_to_string(lines).expect("read");
     // The room a run makes for the events, and with it the event id table (see

@@ -1,44 +1,20 @@
 //! `hookcheck run` leaves the dispatcher's state to the process's exit instead of freeing it
 //! (`Afterwards::Exit`); any other caller of the run gets it freed (`Afterwards::Free`). Counted
-//! by a global allocator: this file holds one test, so that no other test's allocations mix in.
+//! by the benches' counting allocator: this file holds one test, so that no other test's
+//! allocations mix in.
+
+#[allow(dead_code)] // The benches' peak is not read here.
+#[path = "../benches/common/mod.rs"]
+mod counting;
 
 use hookcheck::input::{Afterwards, Format, run_sized_then};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering::Relaxed};
-
-/// Bytes allocated and not yet freed, by anyone in the process.
-static LIVE: AtomicIsize = AtomicIsize::new(0);
-
-struct Counting;
-
-// SAFETY: every call goes to `System` as it came; the count is a side note.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size() as isize, Relaxed);
-        // SAFETY: the caller's promises, passed on.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as isize, Relaxed);
-        // SAFETY: the caller's promises, passed on.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size as isize - layout.size() as isize, Relaxed);
-        // SAFETY: the caller's promises, passed on.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
 
 const EVENTS: usize = 20_000;
 
 /// Live bytes left behind by one run of `input`, and its output.
 fn left_by(input: &[u8], afterwards: Afterwards) -> (isize, Vec<u8>) {
     let mut out = Vec::new();
-    let before = LIVE.load(Relaxed);
+    let before = counting::live() as isize;
     run_sized_then(
         input,
         Some(input.len() as u64),
@@ -47,7 +23,7 @@ fn left_by(input: &[u8], afterwards: Afterwards) -> (isize, Vec<u8>) {
         afterwards,
     )
     .expect("the run succeeds");
-    let left = LIVE.load(Relaxed) - before - out.capacity() as isize;
+    let left = counting::live() as isize - before - out.capacity() as isize;
     (left, out)
 }
 

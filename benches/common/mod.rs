@@ -1,5 +1,5 @@
-//! Shared by the benches that report memory: a global allocator that counts live heap bytes and
-//! their peak. Its two atomic updates per allocation are inside every timing taken with it, which
+//! Shared by the benches that report memory (and `tests/state_at_exit.rs`): a global allocator
+//! that counts live heap bytes and their peak. Its two atomic updates per allocation are inside every timing taken with it, which
 //! makes those figures slightly pessimistic, never flattering.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -34,6 +34,12 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
+
+/// The heap bytes live now, by anyone in the process.
+#[allow(dead_code)] // For tests/state_at_exit.rs; the benches read the peak.
+pub fn live() -> usize {
+    LIVE.load(Relaxed)
+}
 
 /// Starts counting the peak from now; returns the live bytes at this point.
 pub fn reset_peak() -> usize {

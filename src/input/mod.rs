@@ -142,7 +142,7 @@ pub enum Afterwards {
     /// memory at once (as a compiler leaves its trees to the exit: clang's `-disable-free`).
     /// Freeing took 0.8 ms at the end of a run of 100k events, but most of that was giving
     /// pages back, which the exit then does instead: left to the exit, runs measured 0.98 to
-    /// 0.99 of the time at 100k and 1M events, 0.97 at 10k.
+    /// 0.99 of the time at 100k events, 0.97 to 0.99 at 1M and 0.97 at 10k.
     Exit,
 }
 
