@@ -4,7 +4,7 @@
 //! `harness/adapters/` stay the source; this embeds them at build time.
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::Mutex;
 
 /// One adapter: the language it serves, its interpreter and its source.
 pub struct Adapter {
@@ -64,37 +64,73 @@ impl Adapter {
         Ok(path)
     }
 
-    /// The adapter as a file this process can run: written once into a private folder of this
-    /// process (removed by [`cleanup`]).
+    /// The adapter as a file this process can run: written once into a folder made for this
+    /// process alone (removed by [`cleanup`]).
     pub fn installed(&self) -> Result<PathBuf, String> {
-        let dir = folder()?;
+        let mut folder = FOLDER
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let dir = match &*folder {
+            Some(dir) => dir.clone(),
+            None => {
+                let dir = private_folder(&std::env::temp_dir(), "hookcheck-adapters-")?;
+                *folder = Some(dir.clone());
+                dir
+            }
+        };
         let path = dir.join(self.file_name);
+        // Only this process writes into its folder, and under this lock: a file there is the
+        // one it wrote.
         if !path.exists() {
-            self.write_into(dir)?;
+            self.write_into(&dir)?;
         }
         Ok(path)
     }
 }
 
-fn folder() -> Result<&'static Path, String> {
-    static FOLDER: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    FOLDER
-        .get_or_init(|| {
-            let dir =
-                std::env::temp_dir().join(format!("hookcheck-adapters-{}", std::process::id()));
-            std::fs::create_dir_all(&dir)
-                .map(|()| dir.clone())
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))
-        })
-        .as_ref()
-        .map(PathBuf::as_path)
-        .map_err(Clone::clone)
+/// This process's folder for the adapters: made fresh by `mkdtemp` (an unpredictable name,
+/// mode 0700, refused if anything is there already), never one found in place. A predictable
+/// name reused when it exists would let anyone who writes to the temporary folder first plant
+/// an adapter that passes every case and runs as the grader.
+static FOLDER: Mutex<Option<PathBuf>> = Mutex::new(None);
+
+/// A new folder `prefix` + six random characters in `parent`, private to this user.
+fn private_folder(parent: &Path, prefix: &str) -> Result<PathBuf, String> {
+    use std::os::unix::ffi::OsStringExt;
+    let mut template = parent
+        .join(format!("{prefix}XXXXXX"))
+        .into_os_string()
+        .into_vec();
+    if template.contains(&0) {
+        return Err(format!(
+            "the temporary folder {} holds a NUL byte",
+            parent.display()
+        ));
+    }
+    template.push(0);
+    // SAFETY: `template` is a writable NUL-terminated buffer that mkdtemp fills in place.
+    let made = unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) };
+    if made.is_null() {
+        let e = std::io::Error::last_os_error();
+        return Err(format!(
+            "cannot make a private folder for the adapters in {}: {e}",
+            parent.display()
+        ));
+    }
+    template.pop();
+    Ok(PathBuf::from(std::ffi::OsString::from_vec(template)))
 }
 
-/// Removes the adapters this process wrote for itself.
+/// Removes the adapters this process wrote for itself; a later [`Adapter::installed`] makes a
+/// new folder.
 pub fn cleanup() {
-    let dir = std::env::temp_dir().join(format!("hookcheck-adapters-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(dir);
+    let taken = FOLDER
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    if let Some(dir) = taken {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 #[cfg(test)]
@@ -128,7 +164,50 @@ mod tests {
             .write_into(installed.parent().expect("folder"))
             .unwrap_err();
         assert!(e.contains("not overwritten"), "{e}");
-        cleanup();
+    }
+
+    /// A file planted where the adapters used to go (`$TMPDIR/hookcheck-adapters-<pid>`, a name
+    /// anyone can guess and reused when present) is never run: every process, and every run
+    /// after a cleanup, makes a folder of its own, private to the user.
+    #[test]
+    fn a_planted_adapter_is_never_used() {
+        use std::os::unix::fs::PermissionsExt;
+        let old = std::env::temp_dir().join(format!("hookcheck-adapters-{}", std::process::id()));
+        std::fs::create_dir_all(&old).expect("the old folder");
+        let planted = old.join("hookcheck_adapter.py");
+        std::fs::write(&planted, "print('every case passes')\n").expect("planted");
+        let python = by_language("python").expect("python");
+        let installed = python.installed().expect("installed");
+        assert_ne!(installed.parent(), Some(old.as_path()));
+        assert_eq!(
+            std::fs::read_to_string(&installed).ok().as_deref(),
+            Some(python.source)
+        );
+        let folder = installed.parent().expect("its folder").to_path_buf();
+        let mode = std::fs::metadata(&folder)
+            .expect("folder")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        assert_eq!(
+            std::fs::read_to_string(&planted).ok().as_deref(),
+            Some("print('every case passes')\n"),
+            "the planted file is left alone, and unused"
+        );
+        let _ = std::fs::remove_dir_all(&old);
+    }
+
+    #[test]
+    fn private_folders_are_new_each_time_and_refuse_a_bad_parent() {
+        let parent = std::env::temp_dir();
+        let a = private_folder(&parent, "hookcheck-test-").expect("a");
+        let b = private_folder(&parent, "hookcheck-test-").expect("b");
+        assert_ne!(a, b);
+        assert!(a.is_dir() && b.is_dir());
+        let missing = parent.join("hookcheck-no-such-folder").join("x");
+        let e = private_folder(&missing, "p-").unwrap_err();
+        assert!(e.contains("cannot make a private folder"), "{e}");
+        let _ = (std::fs::remove_dir(a), std::fs::remove_dir(b));
     }
 
     /// The adapters check the names a solution declares against their own list: a part hookcheck
