@@ -7,6 +7,7 @@ use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
 use crate::grade::{Graded, run_all_streaming, start};
 use crate::manifest::Entry;
+use crate::outputs::{Input, command_paths};
 use crate::provenance::Provenance;
 use crate::report::{self, Style, Tally};
 use crate::runner::{Selection, Verdict};
@@ -23,6 +24,8 @@ pub enum Format {
 
 pub struct CheckOptions {
     pub cases: Sources,
+    /// The manifest the implementations come from, if any: an input no report may overwrite.
+    pub manifest: Option<PathBuf>,
     /// The implementations to check: the built-in reference when none is given.
     pub entries: Vec<Entry>,
     pub selection: Selection,
@@ -58,12 +61,12 @@ fn io(e: std::io::Error) -> ConfigError {
 /// Runs the check and writes its report; `Ok(true)` when every implementation passed (failures
 /// it is expected to have allowed).
 pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
-    destinations(opts)?;
     let (cases, known) = select(opts)?;
     let mut entries = opts.entries.clone();
     if entries.is_empty() {
         entries.push(Entry::reference());
     }
+    destinations(opts, &inputs(opts, &entries, &cases))?;
     if opts.expect.is_some() && entries.iter().any(|e| e.expect.is_some()) {
         return Err(ConfigError(
             "--expect and a manifest entry's own `expect` both name known failures: keep one"
@@ -571,8 +574,8 @@ fn write_files(
     let seconds = provenance.seconds;
     let mut failed = Vec::new();
     let mut write = |path: &PathBuf, text: String| {
-        if let Err(e) = std::fs::write(path, text) {
-            failed.push(ConfigError(format!("cannot write {}: {e}", path.display())));
+        if let Err(e) = crate::outputs::write(path, &text, true) {
+            failed.push(ConfigError(e));
         }
     };
     if let Some(path) = &opts.junit {
@@ -610,10 +613,57 @@ fn unwritten_error(unwritten: Vec<ConfigError>) -> Result<(), ConfigError> {
     )))
 }
 
-/// The report files, checked before anything runs: each in a folder that exists, not a folder
-/// itself, no two the same file, and the expectations to write not there yet (they are never
-/// overwritten). A configuration error then costs no run.
-fn destinations(opts: &CheckOptions) -> Result<(), ConfigError> {
+/// Every file the run reads, for [`destinations`]: the manifest, the expectations, the case
+/// files, each implementation's files (its matched file, the existing paths its command names)
+/// and hookcheck itself.
+fn inputs(opts: &CheckOptions, entries: &[Entry], cases: &[Case]) -> Vec<Input> {
+    let mut inputs = Vec::new();
+    if let Some(m) = &opts.manifest {
+        inputs.push(Input::new("the manifest", m));
+    }
+    for e in opts
+        .expect
+        .iter()
+        .chain(entries.iter().filter_map(|e| e.expect.as_ref()))
+    {
+        inputs.push(Input::new("the expectations file", e));
+    }
+    for c in cases {
+        inputs.push(Input::new(
+            format!("the file of case {}", c.id),
+            c.file.to_path_buf(),
+        ));
+    }
+    for e in entries {
+        let dir = e.options.dir.as_deref();
+        for (_, value) in &e.options.vars {
+            inputs.push(Input::new(
+                format!("a file of implementation {}", e.name),
+                value,
+            ));
+        }
+        for path in e
+            .command
+            .as_deref()
+            .map_or_else(Vec::new, |c| command_paths(c, dir))
+        {
+            inputs.push(Input::new(
+                format!("a file of implementation {}", e.name),
+                path,
+            ));
+        }
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        inputs.push(Input::new("the hookcheck binary", exe));
+    }
+    inputs
+}
+
+/// The report files, checked before anything runs: each in a folder that exists, a regular file
+/// if it exists at all (never a FIFO, device or folder), none of the run's inputs, no two the same
+/// file, and the expectations to write not there yet (they are never overwritten). A
+/// configuration error then costs no run.
+fn destinations(opts: &CheckOptions, inputs: &[Input]) -> Result<(), ConfigError> {
     let outputs = [
         ("--junit", &opts.junit),
         ("--markdown", &opts.markdown),
@@ -634,12 +684,7 @@ fn destinations(opts: &CheckOptions) -> Result<(), ConfigError> {
                 folder.display()
             )));
         }
-        if path.is_dir() {
-            return Err(ConfigError(format!(
-                "{flag} {}: is a folder; give a file name",
-                path.display()
-            )));
-        }
+        crate::outputs::check(flag, path, inputs).map_err(ConfigError)?;
         if flag == "--write-expectations" && path.exists() {
             return Err(ConfigError(format!(
                 "{flag} {}: the file exists, and expectations are never overwritten; remove it \
@@ -664,16 +709,6 @@ fn destinations(opts: &CheckOptions) -> Result<(), ConfigError> {
 }
 
 /// Writes a new file; never over an existing one.
-fn write_new(path: &PathBuf, text: &str) -> Result<(), ConfigError> {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)
-        .and_then(|mut f| f.write_all(text.as_bytes()))
-        .map_err(|e| {
-            ConfigError(format!(
-                "cannot create {}: {e} (it is never overwritten)",
-                path.display()
-            ))
-        })
+fn write_new(path: &std::path::Path, text: &str) -> Result<(), ConfigError> {
+    crate::outputs::write(path, text, false).map_err(ConfigError)
 }

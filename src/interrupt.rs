@@ -1,6 +1,7 @@
 //! Ctrl-C and SIGTERM during `check` or `fuzz`: every implementation process is killed at once,
 //! the cases not yet judged are reported as not run, the report of what ran is printed, and the
-//! process exits with 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once.
+//! process exits with 130 (SIGINT) or 143 (SIGTERM). A second signal exits at once, and so does
+//! a run that has not ended 10 s after the first.
 //!
 //! The signals are blocked in every thread and taken by one thread with `sigwait`, so no code runs
 //! in a signal handler.
@@ -8,6 +9,9 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// How long after the first signal the report may take before hookcheck exits regardless.
+const GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Takes SIGINT and SIGTERM from now on. Call it first thing in `main`, before any other thread
 /// starts: threads inherit the blocked mask. Processes started later get the default mask back
@@ -36,6 +40,17 @@ pub fn install() {
             if !first {
                 std::process::exit(128 + signal);
             }
+            // The report of what ran takes well under a second once the implementations are
+            // dead. A run stuck where it cannot see the signal (a blocking open, a file system
+            // that hangs) still ends: the signal is honoured at every point of a run.
+            std::thread::spawn(move || {
+                std::thread::sleep(GRACE);
+                eprintln!(
+                    "hookcheck: still not stopped {} s after the signal; exiting",
+                    GRACE.as_secs()
+                );
+                std::process::exit(128 + signal);
+            });
         }
     });
 }

@@ -32,6 +32,7 @@ pub mod input;
 pub mod interrupt;
 pub mod manifest;
 pub mod ops;
+pub mod outputs;
 mod prefetch;
 pub mod prng;
 pub mod progress;

@@ -348,14 +348,27 @@ fn short_name(command: &str) -> String {
 /// Every implementation of a run has a name of its own (reports and expectations go by it),
 /// wherever it comes from: `--impl`, `--each` or a manifest.
 pub fn unique_names(entries: &[Entry]) -> Result<(), String> {
-    let mut seen = std::collections::BTreeSet::new();
-    match entries.iter().find(|e| !seen.insert(e.name.as_str())) {
-        Some(e) => Err(format!(
-            "two implementations are named `{}`: give each a name of its own",
-            e.name
-        )),
-        None => Ok(()),
+    let mut seen = std::collections::BTreeMap::new();
+    for e in entries {
+        if let Some(first) = seen.insert(crate::report::inert::name_key(&e.name), &e.name) {
+            let shown = |n: &str| crate::report::inert::terminal_line(n);
+            return Err(if *first == e.name {
+                format!(
+                    "two implementations are named `{}`: give each a name of its own",
+                    shown(&e.name)
+                )
+            } else {
+                format!(
+                    "two implementations are named `{}` and `{}`, which read alike (the same \
+                     after Unicode normalisation, case folding and without invisible \
+                     characters): give each a name of its own",
+                    shown(first),
+                    shown(&e.name)
+                )
+            });
+        }
     }
+    Ok(())
 }
 
 /// The placeholders of a command and the environment variables that carry their values: the

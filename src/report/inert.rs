@@ -78,8 +78,48 @@ fn escaped(c: char, layout: bool) -> Option<String> {
         | '\u{2066}'..='\u{2069}'
         | '\u{fffe}'
         | '\u{ffff}' => Some(format!("\\u{{{code:x}}}")),
+        // Characters that show nothing or change nothing visible, so that two names that differ
+        // only by them read the same: soft hyphen, zero-width spaces and joiners, word joiner and
+        // invisible operators, the byte order mark, Hangul fillers, the Mongolian vowel
+        // separator, variation selectors, tag characters, and combining marks (an NFD "é"
+        // shows as e\u{301}, unlike its NFC spelling).
+        _ if invisible(c) => Some(format!("\\u{{{code:x}}}")),
         _ => None,
     }
+}
+
+/// What two names are compared by: their NFC form, case folded, without the characters a reader
+/// cannot see; two names with one key would read alike in a report.
+pub fn name_key(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization as _;
+    name.nfc()
+        .filter(|c| !invisible(*c) && escaped(*c, false).is_none())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// See [`escaped`]: what a reader cannot see, or cannot tell from its absence.
+fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{ad}'
+        | '\u{300}'..='\u{36f}'
+        | '\u{115f}'
+        | '\u{1160}'
+        | '\u{17b4}'
+        | '\u{17b5}'
+        | '\u{180b}'..='\u{180e}'
+        | '\u{1ab0}'..='\u{1aff}'
+        | '\u{1dc0}'..='\u{1dff}'
+        | '\u{200b}'..='\u{200d}'
+        | '\u{2060}'..='\u{2064}'
+        | '\u{20d0}'..='\u{20ff}'
+        | '\u{3164}'
+        | '\u{fe00}'..='\u{fe0f}'
+        | '\u{fe20}'..='\u{fe2f}'
+        | '\u{feff}'
+        | '\u{ffa0}'
+        | '\u{e0000}'..='\u{e007f}'
+        | '\u{e0100}'..='\u{e01ef}')
 }
 
 fn visible(text: &str, layout: bool) -> Cow<'_, str> {
@@ -214,6 +254,34 @@ mod tests {
             markup("<a href=\"x\">&'\u{fffe}\u{ffff}\u{1}\u{b}\u{c}\r\t\n"),
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;\\u{fffe}\\u{ffff}\\x01\\x0b\\x0c\\r\t\n"
         );
+    }
+
+    /// Every spelling of "alice" an impersonator tried shows apart from the plain one, in the
+    /// terminal, markdown and markup alike, and all of them have the plain one's key.
+    #[test]
+    fn invisible_characters_are_shown_and_names_that_read_alike_share_a_key() {
+        let tries = [
+            "al\u{200b}ice",
+            "\u{feff}alice",
+            "ali\u{ad}ce",
+            "alice\u{3164}",
+            "alice\u{fe0f}",
+            "alice\u{e0041}",
+            "alic\u{34f}e",
+            "ALICE",
+        ];
+        for name in tries {
+            assert_eq!(name_key(name), "alice", "{name:?}");
+            if name != "ALICE" {
+                for shown in [terminal_line(name), markdown(name), markup(name)] {
+                    assert!(shown.contains("\\u{"), "{name:?} shown as {shown:?}");
+                }
+            }
+        }
+        let (nfc, nfd) = ("jos\u{e9}", "jose\u{301}");
+        assert_eq!(name_key(nfc), name_key(nfd));
+        assert_ne!(terminal_line(nfc), terminal_line(nfd));
+        assert_eq!(terminal_line("Zoë 名前"), "Zoë 名前");
     }
 
     #[test]

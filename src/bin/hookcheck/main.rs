@@ -415,6 +415,7 @@ fn check(args: CheckArgs) -> ExitCode {
     }
     let opts = CheckOptions {
         cases: args.corpus.sources(),
+        manifest: args.manifest.clone(),
         entries,
         selection: Selection {
             parts: args.only_parts,
