@@ -124,12 +124,12 @@ pub fn load(path: &Path, defaults: &Options, sandbox: &Sandbox) -> Result<Vec<En
                 if matches.is_empty() {
                     return Err(which(format!("`{pattern}` matches no file")));
                 }
-                for m in matches {
+                for m in &matches {
                     entries.push(
                         per_file(
                             raw.name.as_deref().unwrap_or("{dir}"),
                             &raw.command,
-                            &m,
+                            (m, &matches),
                             &options,
                             expect.as_deref(),
                         )
@@ -263,7 +263,7 @@ pub fn from_command_lists(
         }
         if templated {
             for m in &matches {
-                entries.push(per_file("{dir}", command, m, options, None)?);
+                entries.push(per_file("{dir}", command, (m, &matches), options, None)?);
             }
         } else {
             let here = std::path::absolute(".").map_err(|e| format!("the current folder: {e}"))?;
@@ -325,11 +325,11 @@ pub fn from_command_lists(
     Ok(entries)
 }
 
-/// The options of an entry made from the matched file `file`: sandboxed, its folder is the
-/// submission's.
-fn for_file(options: &Options, file: &Path) -> Options {
+/// The options of an entry made from `file`, one of the matches `all`: sandboxed, it sees its
+/// own path (`Sandbox::for_match`).
+fn for_file(options: &Options, file: &Path, all: &[PathBuf]) -> Options {
     Options {
-        sandbox: options.sandbox.as_ref().map(|s| s.for_file(file)),
+        sandbox: options.sandbox.as_ref().map(|s| s.for_match(file, all)),
         ..options.clone()
     }
 }
@@ -500,19 +500,22 @@ fn solution_file(
         shell_quote(&installed.to_string_lossy()),
         shell_quote(word)
     );
-    Ok(Some((run, for_file(options, &file))))
+    Ok(Some((
+        run,
+        for_file(options, &file, std::slice::from_ref(&file)),
+    )))
 }
 
 /// One implementation per file matched, from a command template.
 fn per_file(
     name: &str,
     command: &str,
-    file: &Path,
+    (file, all): (&Path, &[PathBuf]),
     options: &Options,
     expect: Option<&Path>,
 ) -> Result<Entry, String> {
     let (mut command, vars) = fill_command(command, file)?;
-    let mut options = for_file(options, file);
+    let mut options = for_file(options, file, all);
     options.vars = vars;
     if command == "\"$HOOKCHECK_PATH\""
         && let Some(adapter) = adapters::for_file(file)
@@ -654,6 +657,51 @@ sandbox = true
                 .as_ref()
                 .and_then(|s| s.folder.as_deref()),
             Some(dir.join("submissions/carol").as_path())
+        );
+    }
+
+    /// The sandboxed path of each entry of a manifest with one glob entry.
+    fn sandboxed_paths(dir: &Path, glob: &str, command: &str) -> Vec<Option<PathBuf>> {
+        let manifest = dir.join("grading.toml");
+        std::fs::write(
+            &manifest,
+            format!(
+                "[[implementation]]\nglob = \"{glob}\"\nname = \"{{stem}}\"\n\
+                 command = \"{command}\"\nsandbox = true\n"
+            ),
+        )
+        .expect("manifest");
+        load(&manifest, &Options::default(), &Sandbox::default())
+            .expect("loads")
+            .into_iter()
+            .map(|e| e.options.sandbox.and_then(|s| s.folder))
+            .collect()
+    }
+
+    #[test]
+    fn a_glob_of_folders_sandboxes_each_folder_and_never_their_parent() {
+        let dir = folder("folders");
+        let paths = sandboxed_paths(&dir, "submissions/*", "cd {path} && python3 solution.py");
+        let want: Vec<Option<PathBuf>> = ["alice", "bob", "carol"]
+            .iter()
+            .map(|who| Some(dir.join("submissions").join(who)))
+            .collect();
+        assert_eq!(paths, want);
+    }
+
+    #[test]
+    fn files_sharing_a_folder_are_sandboxed_alone() {
+        let dir = folder("shared");
+        for who in ["dave", "erin"] {
+            std::fs::write(dir.join(format!("submissions/{who}.py")), "").expect("file");
+        }
+        let paths = sandboxed_paths(&dir, "submissions/*.py", "python3 adapter.py {path}");
+        assert_eq!(
+            paths,
+            [
+                Some(dir.join("submissions/dave.py")),
+                Some(dir.join("submissions/erin.py"))
+            ]
         );
     }
 

@@ -341,3 +341,43 @@ fn without_bwrap_sandbox_is_a_configuration_error_naming_the_package() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("bubblewrap"), "{}", text(&out));
 }
+
+/// A glob of folders (`subs/*` with `cd {path}`): each sandbox holds its own folder, not the
+/// folder of all of them. Each submission reads the other's solution when it can see it.
+#[test]
+#[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
+fn a_glob_of_folders_shows_each_submission_only_its_own() {
+    let (dir, solution) = submission(
+        "folders",
+        r#"
+import os
+here = os.path.basename(os.getcwd())
+for other in ("alice", "bob"):
+    try:
+        leaked = open(f"../{other}/solution.py").read() if other != here else None
+    except OSError:
+        leaked = None
+    if leaked is not None:
+        raise SystemExit(f"ESCAPED: {here} read {other}'s solution")
+"#,
+    );
+    for who in ["alice", "bob"] {
+        std::fs::create_dir_all(dir.join("subs").join(who)).expect("folder");
+        std::fs::copy(&solution, dir.join("subs").join(who).join("solution.py")).expect("copy");
+    }
+    let manifest = |sandbox: &str| {
+        format!(
+            "[[implementation]]\nglob = \"subs/*\"\nname = \"{{stem}}\"\n\
+             command = \"cd {{path}} && python3 {} solution.py\"\n{sandbox}",
+            adapter()
+        )
+    };
+    std::fs::write(dir.join("grading.toml"), manifest("sandbox = true\n")).expect("manifest");
+    let args = ["check", "--manifest", "grading.toml", "--format", "json"];
+    let out = hookcheck(&dir, &args);
+    assert_eq!(summary(&out)["passing"], 2, "{}", text(&out));
+    std::fs::write(dir.join("grading.toml"), manifest("")).expect("manifest");
+    let out = hookcheck(&dir, &args);
+    assert_eq!(summary(&out)["could_not_start"], 2, "{}", text(&out));
+    assert!(text(&out).contains("ESCAPED"), "{}", text(&out));
+}

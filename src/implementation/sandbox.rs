@@ -81,7 +81,8 @@ pub struct Sandbox {
     pub processes: u64,
     /// More paths visible read-only, absolute (`--sandbox-bind`).
     pub binds: Vec<PathBuf>,
-    /// The submission's folder, absolute, when an entry was made from a matched file.
+    /// The submission's own path, absolute, when an entry was made from a match: its folder, or
+    /// the matched file alone (see [`Sandbox::for_match`]).
     pub folder: Option<PathBuf>,
 }
 
@@ -133,15 +134,30 @@ impl Sandbox {
         })
     }
 
-    /// The sandbox of an entry made from `file` (a `glob` match, `--each`): its folder is the
-    /// submission's.
-    pub fn for_file(&self, file: &Path) -> Sandbox {
-        let folder = current_dir()
-            .ok()
-            .map(|cwd| normalize(&cwd.join(file)))
-            .and_then(|f| f.parent().map(Path::to_path_buf));
+    /// The sandbox of an entry made from `matched`, one of the paths `all` a `glob` or `--each`
+    /// matched: the submission's own path is the match itself when it is a folder; for a file,
+    /// its folder when no other match lies in it (a solution with its helper modules), else the
+    /// file alone. A folder holding other submissions is never visible.
+    pub fn for_match(&self, matched: &Path, all: &[PathBuf]) -> Sandbox {
+        let absolute = |p: &Path| current_dir().ok().map(|cwd| normalize(&cwd.join(p)));
+        let own = absolute(matched).map(|m| {
+            if m.is_dir() {
+                return m;
+            }
+            match m.parent() {
+                Some(parent)
+                    if !all
+                        .iter()
+                        .filter_map(|o| absolute(o))
+                        .any(|o| o != m && o.starts_with(parent)) =>
+                {
+                    parent.to_path_buf()
+                }
+                _ => m,
+            }
+        });
         Sandbox {
-            folder,
+            folder: own,
             ..self.clone()
         }
     }
@@ -191,11 +207,12 @@ pub fn command(
         .filter_map(|k| std::env::var_os(k).map(|v| (k.to_string(), v)))
         .chain(env.iter().cloned())
         .collect();
-    // The command names some files through variables (`"$HOOKCHECK_PATH"`, the built-in
-    // adapter): they are bound as if written in it.
+    // The command names the matched path through a variable (`"$HOOKCHECK_PATH"`): it is bound
+    // as if written in it. `{dir}` and `{stem}` are names, not paths: `subs` for `subs/alice`,
+    // which taken from the current folder would bind every submission.
     let named: Vec<String> = env
         .iter()
-        .filter(|(k, _)| k.starts_with("HOOKCHECK_") && k != crate::implementation::MARK)
+        .filter(|(k, _)| k == "HOOKCHECK_PATH")
         .filter_map(|(_, v)| {
             v.to_str()
                 .map(|v| format!("'{}'", v.replace('\'', "'\\''")))
@@ -612,6 +629,36 @@ mod tests {
         assert!(!args.contains(&"--unshare-user".to_string()));
         assert!(args.contains(&"--nproc=256".to_string()));
         assert!(args.contains(&format!("--as={}", 2048u64 << 20)));
+    }
+
+    #[test]
+    fn only_the_matched_path_is_bound_from_the_placeholders() {
+        // `{dir}` of `subs/alice` is `subs`, a folder of the current folder: a name, not a path.
+        let folder = std::env::temp_dir().join(format!("hookcheck-named-{}", std::process::id()));
+        std::fs::create_dir_all(folder.join("subs/alice")).expect("folder");
+        let env = [
+            ("HOOKCHECK_PATH".to_string(), OsString::from("subs/alice")),
+            ("HOOKCHECK_DIR".to_string(), OsString::from("subs")),
+            ("HOOKCHECK_STEM".to_string(), OsString::from("alice")),
+        ];
+        let sandbox = Sandbox {
+            folder: Some(folder.join("subs/alice")),
+            ..Sandbox::default()
+        };
+        let command = command(
+            "cd \"$HOOKCHECK_PATH\" && python3 solution.py",
+            Some(&sandbox),
+            &env,
+            Some(&folder),
+        )
+        .expect("a command");
+        let args: Vec<String> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let alice = folder.join("subs/alice").display().to_string();
+        assert_eq!(values(&args, "--ro-bind"), [alice]);
+        let _ = std::fs::remove_dir_all(&folder);
     }
 
     #[test]
