@@ -371,6 +371,41 @@ pub fn unique_names(entries: &[Entry]) -> Result<(), String> {
     Ok(())
 }
 
+/// Every `--sandbox-bind` shows each sandbox the same paths: one that holds another entry's
+/// submission, or lies inside one, would show every submission that one, so it is refused with
+/// the submissions it would show.
+pub fn check_binds(entries: &[Entry]) -> Result<(), String> {
+    let own = |e: &Entry| e.options.sandbox.as_ref().and_then(|s| s.folder.clone());
+    for entry in entries {
+        let Some(sandbox) = &entry.options.sandbox else {
+            continue;
+        };
+        let mine = own(entry);
+        for bind in &sandbox.binds {
+            let shown: Vec<String> = entries
+                .iter()
+                .filter_map(|other| own(other).map(|f| (other, f)))
+                .filter(|(_, f)| Some(f) != mine.as_ref())
+                .filter(|(_, f)| f.starts_with(bind) || bind.starts_with(f))
+                .map(|(other, f)| format!("{} ({})", other.name, f.display()))
+                .collect();
+            if let Some(first) = shown.first() {
+                let more = match shown.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                };
+                return Err(format!(
+                    "--sandbox-bind {}: refused: it would show the submission of {first}{more} \
+                     to {}; bind a folder that holds no submission",
+                    bind.display(),
+                    entry.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The placeholders of a command and the environment variables that carry their values: the
 /// command names the variable, so a file name is never pasted into shell text, whatever it holds
 /// (spaces, quotes, `;`, `$(...)`, backticks, newlines, bytes that are not UTF-8).

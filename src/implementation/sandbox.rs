@@ -115,7 +115,14 @@ impl Sandbox {
             .iter()
             .map(|b| {
                 let path = normalize(&cwd.join(b));
-                if path.exists() {
+                if path == Path::new("/") {
+                    Err(format!(
+                        "--sandbox-bind {}: refused: it would show the whole file system (your \
+                         home, every submission) to every submission; bind only what they need \
+                         (a venv, a toolchain)",
+                        b.display()
+                    ))
+                } else if path.exists() {
                     Ok(path)
                 } else {
                     Err(format!(

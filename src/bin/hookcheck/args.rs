@@ -182,17 +182,18 @@ pub struct ImplArgs {
     /// submissions).
     #[arg(long)]
     pub sandbox: bool,
-    /// Address space of each sandboxed process, MiB (also the size of its /tmp).
-    #[arg(long, default_value_t = hookcheck::implementation::sandbox::DEFAULT_MEMORY_MIB, value_name = "MIB")]
-    pub sandbox_memory: u64,
-    /// CPU seconds each sandboxed process may use.
-    #[arg(long, default_value_t = hookcheck::implementation::sandbox::DEFAULT_CPU_SECONDS, value_name = "SECONDS")]
-    pub sandbox_cpu: u64,
-    /// Processes and threads a sandbox may have at once.
-    #[arg(long, default_value_t = hookcheck::implementation::sandbox::DEFAULT_PROCESSES, value_name = "N")]
-    pub sandbox_processes: u64,
+    /// Address space of each sandboxed process, MiB (also the size of its /tmp) [default:
+    /// 2048]. With --sandbox or a manifest's `sandbox = true` only.
+    #[arg(long, value_name = "MIB")]
+    pub sandbox_memory: Option<u64>,
+    /// CPU seconds each sandboxed process may use [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    pub sandbox_cpu: Option<u64>,
+    /// Processes and threads a sandbox may have at once [default: 256].
+    #[arg(long, value_name = "N")]
+    pub sandbox_processes: Option<u64>,
     /// A path to make visible read-only in the sandbox, at the same place (a venv, a toolchain
-    /// in $HOME); repeatable.
+    /// in $HOME); repeatable. `/` and a folder holding other submissions are refused.
     #[arg(long, value_name = "PATH")]
     pub sandbox_bind: Vec<PathBuf>,
 }

@@ -144,16 +144,50 @@ impl ImplArgs {
     /// The sandbox of `--sandbox` and of manifest entries with `sandbox = true`: validated
     /// whether or not it is used, so a wrong limit is an error before any case runs.
     fn configured_sandbox(&self) -> Result<Sandbox, ExitCode> {
+        use hookcheck::implementation::sandbox as s;
         Sandbox::new(
-            self.sandbox_memory,
-            self.sandbox_cpu,
-            self.sandbox_processes,
+            self.sandbox_memory.unwrap_or(s::DEFAULT_MEMORY_MIB),
+            self.sandbox_cpu.unwrap_or(s::DEFAULT_CPU_SECONDS),
+            self.sandbox_processes.unwrap_or(s::DEFAULT_PROCESSES),
             &self.sandbox_bind,
         )
         .map_err(|e| {
             eprintln!("hookcheck: {e}");
             ExitCode::from(2)
         })
+    }
+}
+
+impl ImplArgs {
+    /// The first sandbox flag given, if any: they mean nothing to an implementation that runs
+    /// without a sandbox, and taking them in silence would let a grader believe it had one.
+    fn sandbox_flag(&self) -> Option<&'static str> {
+        [
+            ("--sandbox-memory", self.sandbox_memory.is_some()),
+            ("--sandbox-cpu", self.sandbox_cpu.is_some()),
+            ("--sandbox-processes", self.sandbox_processes.is_some()),
+            ("--sandbox-bind", !self.sandbox_bind.is_empty()),
+        ]
+        .into_iter()
+        .find_map(|(flag, given)| given.then_some(flag))
+    }
+}
+
+/// A usage error when a sandbox flag was given and nothing runs sandboxed.
+fn sandbox_flags_used<'a>(
+    args: &ImplArgs,
+    mut options: impl Iterator<Item = &'a Options>,
+    command: &str,
+) -> Result<(), ExitCode> {
+    match args.sandbox_flag() {
+        Some(flag) if !options.any(|o| o.sandbox.is_some()) => {
+            eprintln!(
+                "hookcheck {command}: {flag} applies to sandboxed implementations only, and none \
+                 runs sandboxed: add --sandbox (or `sandbox = true` to a manifest entry)"
+            );
+            Err(ExitCode::from(2))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -200,7 +234,9 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         Ok(t) => t,
         Err(code) => return code,
     };
-    if let Err(code) = sandbox_ready(std::iter::once(&options), "fuzz") {
+    if let Err(code) = sandbox_flags_used(&args.run, std::iter::once(&options), "fuzz")
+        .and_then(|()| sandbox_ready(std::iter::once(&options), "fuzz"))
+    {
         return code;
     }
     let seed = args.seed.unwrap_or_else(|| {
@@ -399,7 +435,8 @@ fn check(args: CheckArgs) -> ExitCode {
     )
     .and_then(|more| {
         entries.extend(more);
-        manifest::unique_names(&entries)
+        manifest::unique_names(&entries)?;
+        manifest::check_binds(&entries)
     }) {
         Ok(()) => {}
         Err(e) => {
@@ -410,8 +447,17 @@ fn check(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    if let Err(code) = sandbox_ready(entries.iter().map(|e| &e.options), "check") {
+    if let Err(code) = sandbox_flags_used(&args.run, entries.iter().map(|e| &e.options), "check")
+        .and_then(|()| sandbox_ready(entries.iter().map(|e| &e.options), "check"))
+    {
         return code;
+    }
+    if args.strict && args.expect.is_none() && entries.iter().all(|e| e.expect.is_none()) {
+        eprintln!(
+            "hookcheck check: --strict applies to expectations, and there are none: give \
+             --expect FILE (or `expect` in a manifest entry)"
+        );
+        return ExitCode::from(2);
     }
     let opts = CheckOptions {
         cases: args.corpus.sources(),
