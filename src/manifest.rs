@@ -473,12 +473,26 @@ fn fill_command(template: &str, path: &Path) -> Result<(String, Vec<(String, OsS
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
+    let [path, dir, stem] = values(path);
     let vars = PLACEHOLDERS
         .iter()
-        .zip(values(path))
+        .zip([not_an_option(path), not_an_option(dir), stem])
         .map(|((_, var), value)| (var.to_string(), value))
         .collect();
     Ok((out, vars))
+}
+
+/// A relative path that starts with `-` (a folder named `-rf` or `--help`) as `./-rf`: the same
+/// file, and no program reads it as an option. `{stem}` is a name, not a path: it is kept.
+fn not_an_option(path: OsString) -> OsString {
+    use std::os::unix::ffi::OsStrExt;
+    if path.as_bytes().starts_with(b"-") {
+        let mut safe = OsString::from("./");
+        safe.push(path);
+        safe
+    } else {
+        path
+    }
 }
 
 /// A name or a path template filled for `path`, for display or for a file to open (never for a
@@ -529,11 +543,12 @@ fn solution_file(
         return Ok(None);
     }
     let installed = adapter.installed()?;
+    let path = not_an_option(OsString::from(word));
     let run = format!(
         "{} {} {}",
         adapter.interpreter,
         shell_quote(&installed.to_string_lossy()),
-        shell_quote(word)
+        shell_quote(&path.to_string_lossy())
     );
     Ok(Some((
         run,
