@@ -258,7 +258,7 @@ fn one(
                     parts.join(", ")
                 },
                 cases.len(),
-                opts.cases.describe(),
+                report::inert::terminal_line(&opts.cases.describe()),
                 opts.jobs
             )
             .map_err(io)?;
@@ -322,7 +322,8 @@ fn one(
                     out,
                     "{}",
                     style.warn(&format!(
-                        "warning: the expectations list `{name}`, which is not a case (renamed or retired?)"
+                        "warning: the expectations list `{}`, which is not a case (renamed or retired?)",
+                        report::inert::terminal_line(name)
                     ))
                 )
                 .map_err(io)?;
@@ -451,7 +452,7 @@ fn many(
             out,
             "hookcheck check: {count} implementations, {} each from {}, {} at a time\n",
             report::count(cases.len(), "case", "cases"),
-            opts.cases.describe(),
+            report::inert::terminal_line(&opts.cases.describe()),
             opts.jobs
         )
         .map_err(io)?,
@@ -491,9 +492,10 @@ fn many(
             for (g, names) in graded.iter().zip(&unknown) {
                 for name in names {
                     let warning = format!(
-                        "warning: {}'s expectations list `{name}`, which is not a case \
+                        "warning: {}'s expectations list `{}`, which is not a case \
                          (renamed or retired?)",
-                        report::inert::terminal_line(&g.entry.name)
+                        report::inert::terminal_line(&g.entry.name),
+                        report::inert::terminal_line(name)
                     );
                     writeln!(out, "{}", style.warn(&warning)).map_err(io)?;
                 }

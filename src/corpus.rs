@@ -164,20 +164,41 @@ pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) 
 /// `hookcheck lint`: every warning (`warning: ...`) and problem of the corpus, one per line,
 /// then a count line; and the number of problems. No case at all is a problem: a lint that
 /// checked nothing must not pass.
+///
+/// Everything in it is shown inert: a case file's name, a case's id or a value quoted in a
+/// message is the user's text, which must not act on the terminal nor start a line of its own
+/// (only a load error's reason, which lists more problems, spans lines).
 pub fn lint(sources: &Sources) -> (String, usize) {
+    use crate::report::inert::{terminal, terminal_line};
     let corpus = Corpus::gather(sources);
-    let mut found: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
-    found.extend(problems(&corpus.cases, &crate::spec::rules()));
+    let mut found: Vec<String> = corpus
+        .errors
+        .iter()
+        .map(|e| {
+            format!(
+                "{}:{}:{}: {}",
+                terminal_line(&e.file.display().to_string()),
+                e.line,
+                e.column,
+                terminal(&e.reason)
+            )
+        })
+        .collect();
+    found.extend(
+        problems(&corpus.cases, &crate::spec::rules())
+            .iter()
+            .map(|p| terminal_line(p)),
+    );
     if corpus.cases.is_empty() && corpus.errors.is_empty() {
         found.push(format!(
             "no cases in {}: nothing was checked",
-            sources.describe()
+            terminal_line(&sources.describe())
         ));
     }
     let mut text: String = corpus
         .warnings
         .iter()
-        .map(|w| format!("warning: {w}\n"))
+        .map(|w| format!("warning: {}\n", terminal_line(w)))
         .collect();
     text.extend(found.iter().map(|p| format!("{p}\n")));
     let warnings = match corpus.warnings.len() {

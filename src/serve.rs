@@ -21,7 +21,11 @@ pub fn serve_lines(input: impl BufRead, out: &mut impl Write) -> io::Result<()> 
             Ok(m) => m,
             Err(e) => {
                 // Not a message hookcheck sends: say so on stderr and go on.
-                eprintln!("hookcheck serve: ignoring a line that is not a JSON object: {e}");
+                // serde's message quotes the line's text: shown inert.
+                eprintln!(
+                    "hookcheck serve: ignoring a line that is not a JSON object: {}",
+                    crate::report::inert::terminal_line(&e.to_string())
+                );
                 continue;
             }
         };

@@ -22,6 +22,21 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// A line of hookcheck's own on stderr. What it quotes (a path, a name, a message that holds
+/// them) is shown inert, so a file named with a terminal escape cannot act on the terminal.
+macro_rules! say_err {
+    ($($arg:tt)*) => {
+        eprintln!("{}", hookcheck::report::inert::terminal(&format!($($arg)*)))
+    };
+}
+
+/// A line of hookcheck's own on stdout, inert as [`say_err`]'s.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        println!("{}", hookcheck::report::inert::terminal(&format!($($arg)*)))
+    };
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
@@ -54,7 +69,7 @@ fn with_implementations(command: impl FnOnce() -> ExitCode) -> ExitCode {
     hookcheck::adapters::cleanup();
     match hookcheck::interrupt::exit_status() {
         Some(status) => {
-            eprintln!(
+            say_err!(
                 "hookcheck: {}; the report above covers what ran",
                 hookcheck::interrupt::reason().unwrap_or_default()
             );
@@ -74,7 +89,7 @@ fn seconds(
     if value.is_finite() && range.contains(&value) {
         Ok(Duration::from_secs_f64(value))
     } else {
-        eprintln!(
+        say_err!(
             "hookcheck: {flag} is a number of seconds from {} to {}, not {value}",
             range.start(),
             range.end()
@@ -90,7 +105,7 @@ impl ImplArgs {
     /// The process implementation's options and the number of jobs, or a usage error.
     fn options(&self) -> Result<(Options, usize), ExitCode> {
         if !(1..=1024).contains(&self.max_answer) {
-            eprintln!(
+            say_err!(
                 "hookcheck: --max-answer is a size in MiB from 1 to 1024, not {}",
                 self.max_answer
             );
@@ -101,7 +116,7 @@ impl ImplArgs {
         if let Some(parts) = &self.parts
             && let Err(why) = Part::check_declared(parts)
         {
-            eprintln!("hookcheck: --parts: {why}");
+            say_err!("hookcheck: --parts: {why}");
             return Err(ExitCode::from(2));
         }
         let options = Options {
@@ -125,11 +140,11 @@ impl ImplArgs {
         let cap = cores * 4;
         let jobs = match self.jobs {
             Some(0) => {
-                eprintln!("hookcheck: --jobs is at least 1");
+                say_err!("hookcheck: --jobs is at least 1");
                 return Err(ExitCode::from(2));
             }
             Some(j) if j > cap => {
-                eprintln!(
+                say_err!(
                     "hookcheck: warning: --jobs {j} is more than this machine's {cores} cores can \
                      run; using {cap} (four per core)"
                 );
@@ -152,7 +167,7 @@ impl ImplArgs {
             &self.sandbox_bind,
         )
         .map_err(|e| {
-            eprintln!("hookcheck: {e}");
+            say_err!("hookcheck: {e}");
             ExitCode::from(2)
         })
     }
@@ -181,7 +196,7 @@ fn sandbox_flags_used<'a>(
 ) -> Result<(), ExitCode> {
     match args.sandbox_flag() {
         Some(flag) if !options.any(|o| o.sandbox.is_some()) => {
-            eprintln!(
+            say_err!(
                 "hookcheck {command}: {flag} applies to sandboxed implementations only, and none \
                  runs sandboxed: add --sandbox (or `sandbox = true` to a manifest entry)"
             );
@@ -201,7 +216,7 @@ fn sandbox_ready<'a>(
         return Ok(());
     }
     hookcheck::implementation::sandbox::check_available().map_err(|e| {
-        eprintln!("hookcheck {command}: {e}");
+        say_err!("hookcheck {command}: {e}");
         ExitCode::from(2)
     })
 }
@@ -217,11 +232,11 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     if let Some(dir) = &args.out
         && let Err(e) = hookcheck::fuzz::out::prepare(dir)
     {
-        eprintln!("hookcheck fuzz: {e}");
+        say_err!("hookcheck fuzz: {e}");
         return ExitCode::from(2);
     }
     let [command] = args.run.implementation.as_slice() else {
-        eprintln!(
+        say_err!(
             "hookcheck fuzz: give one --impl: the implementation to compare with the reference"
         );
         return ExitCode::from(2);
@@ -259,14 +274,14 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     let implementation = match started {
         Ok(implementation) => implementation,
         Err(e) => {
-            eprintln!("hookcheck fuzz: {}", hookcheck::report::inert::terminal(&e));
+            say_err!("hookcheck fuzz: {e}");
             return ExitCode::from(2);
         }
     };
     // What the implementation calls itself is its own text: shown inert, on one line.
     let describe = hookcheck::report::inert::terminal_line(&implementation.describe());
     let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
-    println!(
+    say!(
         "hookcheck fuzz: {describe} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
         parts.join(", "),
         args.sequences,
@@ -308,12 +323,12 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         };
     };
     let file = finding.case_file(seed, &describe);
-    println!("{file}");
+    say!("{file}");
     if let Some(dir) = args.out {
         match hookcheck::fuzz::out::write_new(&dir, &finding.case.id, &file) {
-            Ok(path) => println!("written to {}", path.display()),
+            Ok(path) => say!("written to {}", path.display()),
             Err(e) => {
-                eprintln!("hookcheck fuzz: {e}");
+                say_err!("hookcheck fuzz: {e}");
                 return ExitCode::from(2);
             }
         }
@@ -340,12 +355,17 @@ fn record(
     {
         Ok(file) => file,
         Err(e) => {
-            eprintln!("hookcheck record: {e}");
+            say_err!("hookcheck record: {e}");
             return ExitCode::from(2);
         }
     };
     let Some(path) = out else {
-        print!("{file}");
+        // Redirected, it is the case file; on a terminal, text to read, shown inert.
+        if io::stdout().is_terminal() {
+            print!("{}", hookcheck::report::inert::terminal(&file));
+        } else {
+            print!("{file}");
+        }
         return ExitCode::SUCCESS;
     };
     let written = std::fs::OpenOptions::new()
@@ -355,14 +375,14 @@ fn record(
         .and_then(|mut f| io::Write::write_all(&mut f, file.as_bytes()));
     match written {
         Ok(()) => {
-            eprintln!(
+            say_err!(
                 "hookcheck record: wrote {} (recorded: unreviewed; check each expect against spec/dispatcher.md)",
                 path.display()
             );
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("hookcheck record: cannot create {}: {e}", path.display());
+            say_err!("hookcheck record: cannot create {}: {e}", path.display());
             ExitCode::from(2)
         }
     }
@@ -370,7 +390,8 @@ fn record(
 
 fn lint(sources: &Sources) -> ExitCode {
     let (text, problems) = hookcheck::corpus::lint(sources);
-    print!("{text}");
+    // Case files' names and what they hold are the user's text.
+    print!("{}", hookcheck::report::inert::terminal(&text));
     if problems == 0 {
         ExitCode::SUCCESS
     } else {
@@ -389,7 +410,7 @@ fn serve(per_case: bool) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("hookcheck serve: {e}");
+            say_err!("hookcheck serve: {e}");
             ExitCode::from(2)
         }
     }
@@ -419,7 +440,7 @@ fn check(args: CheckArgs) -> ExitCode {
     {
         Some(Ok(entries)) => entries,
         Some(Err(e)) => {
-            eprintln!(
+            say_err!(
                 "hookcheck check: {}",
                 hookcheck::report::inert::terminal(&e)
             );
@@ -440,7 +461,7 @@ fn check(args: CheckArgs) -> ExitCode {
     }) {
         Ok(()) => {}
         Err(e) => {
-            eprintln!(
+            say_err!(
                 "hookcheck check: {}",
                 hookcheck::report::inert::terminal(&e)
             );
@@ -453,7 +474,7 @@ fn check(args: CheckArgs) -> ExitCode {
         return code;
     }
     if args.strict && args.expect.is_none() && entries.iter().all(|e| e.expect.is_none()) {
-        eprintln!(
+        say_err!(
             "hookcheck check: --strict applies to expectations, and there are none: give \
              --expect FILE (or `expect` in a manifest entry)"
         );
@@ -496,7 +517,7 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(e) => {
             let _ = out.flush();
             // The message can carry an implementation's stderr (a failed handshake).
-            eprintln!(
+            say_err!(
                 "hookcheck check: {}",
                 hookcheck::report::inert::terminal(&e.0)
             );
@@ -511,11 +532,11 @@ fn adapter(language: &str, dir: &Path) -> ExitCode {
         .and_then(|a| a.write_into(dir));
     match written {
         Ok(path) => {
-            println!("wrote {}", path.display());
+            say!("wrote {}", path.display());
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("hookcheck adapter: {e}");
+            say_err!("hookcheck adapter: {e}");
             ExitCode::from(2)
         }
     }
@@ -524,7 +545,7 @@ fn adapter(language: &str, dir: &Path) -> ExitCode {
 fn export(dir: &Path) -> ExitCode {
     match hookcheck::builtin::export(dir) {
         Ok(files) => {
-            println!(
+            say!(
                 "wrote {} files of the built-in spec and corpus into {}",
                 files.len(),
                 dir.display()
@@ -533,7 +554,7 @@ fn export(dir: &Path) -> ExitCode {
         }
         Err(e) => {
             // The error names the path and says what happened (builtin::export).
-            eprintln!("hookcheck export: {e}");
+            say_err!("hookcheck export: {e}");
             ExitCode::from(2)
         }
     }
@@ -542,13 +563,13 @@ fn export(dir: &Path) -> ExitCode {
 fn coverage(sources: &Sources) -> ExitCode {
     let corpus = Corpus::gather(sources);
     for e in &corpus.errors {
-        eprintln!("hookcheck coverage: {e}");
+        say_err!("hookcheck coverage: {e}");
     }
     for w in &corpus.warnings {
-        eprintln!("hookcheck coverage: warning: {w}");
+        say_err!("hookcheck coverage: warning: {w}");
     }
     let (table, uncovered) = coverage_report(&corpus.cases, &hookcheck::spec::rules());
-    print!("{table}");
+    print!("{}", hookcheck::report::inert::terminal(&table));
     if uncovered.is_empty() && corpus.errors.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -577,7 +598,7 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
                 run_sized_then(BufReader::new(f), size, &mut out, format, Afterwards::Exit)
             }
             Err(e) => {
-                eprintln!("hookcheck run: cannot open {}: {e}", path.display());
+                say_err!("hookcheck run: cannot open {}: {e}", path.display());
                 return ExitCode::from(2);
             }
         },
@@ -598,12 +619,12 @@ fn run(file: Option<PathBuf>, input: InputFormat) -> ExitCode {
             ExitCode::SUCCESS
         }
         (Err(e), _) => {
-            eprintln!("hookcheck run: {e}");
+            say_err!("hookcheck run: {e}");
             ExitCode::from(2)
         }
         (Ok(()), Err(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         (Ok(()), Err(e)) => {
-            eprintln!("hookcheck run: cannot write output: {e}");
+            say_err!("hookcheck run: cannot write output: {e}");
             ExitCode::from(2)
         }
     }
