@@ -136,7 +136,11 @@ fn a_report_that_cannot_be_written_loses_no_other() {
         "the human report: {}",
         text(&o)
     );
-    assert!(text(&o).contains("cannot write /proc/self/hookcheck-report.xml"), "{}", text(&o));
+    assert!(
+        text(&o).contains("cannot write /proc/self/hookcheck-report.xml"),
+        "{}",
+        text(&o)
+    );
     assert!(dir.join("grade.md").exists() && dir.join("grade.html").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
