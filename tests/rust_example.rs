@@ -95,3 +95,20 @@ fn target_dir() -> std::path::PathBuf {
         .and_then(|exe| exe.ancestors().nth(3).map(std::path::Path::to_path_buf))
         .unwrap_or_else(|| root().join("target"))
 }
+
+/// CI builds the example `--locked`: a dependency added to hookcheck must reach the example's
+/// lock file too, and this says so before CI does.
+#[test]
+fn the_examples_lock_file_is_current_with_hookcheck_s_dependencies() {
+    let out = Command::new(env!("CARGO"))
+        .args(["tree", "--locked", "--offline", "--manifest-path"])
+        .arg(root().join("examples/rust/Cargo.toml"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "examples/rust/Cargo.lock is stale: run `cargo update -p hookcheck --manifest-path \
+         examples/rust/Cargo.toml`\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
