@@ -220,6 +220,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
     let basis = |id: &str| crate::spec::find(rules, id).map(|r| r.basis);
     let mut seen: BTreeMap<&str, &Case> = BTreeMap::new();
     let retired = crate::spec::retired_case_ids(crate::spec::DISPATCHER_SPEC);
+    let codes = crate::spec::error_codes(crate::spec::DISPATCHER_SPEC);
     for c in cases {
         let at = format!("{}:{}: case {}", c.file.display(), c.line, c.id);
         if retired.contains(&c.id) {
@@ -299,6 +300,7 @@ pub fn problems(cases: &[Case], rules: &[Rule]) -> Vec<String> {
                 ));
             }
         }
+        out.extend(crate::citations::problems(c, &codes));
         out.extend(situation_problems(c, &at, rules));
         out.extend(part_list_problems(c, &at));
         if c.recorded == Some(Recorded::Unreviewed) {

@@ -19,6 +19,7 @@ pub mod adapters;
 pub mod builtin;
 pub mod case;
 pub mod check;
+mod citations;
 pub mod compare;
 pub mod conformance;
 pub mod corpus;

@@ -129,6 +129,26 @@ pub fn retired_case_ids(spec: &str) -> Vec<String> {
         .collect()
 }
 
+/// The error codes of the spec's "Error codes" table, each with the rules that give it: a step
+/// expecting `"error: <code>"` depends on one of them (`hookcheck lint` checks it is cited).
+pub fn error_codes(spec: &str) -> Vec<(String, Vec<String>)> {
+    spec.lines()
+        .skip_while(|l| !l.starts_with("## ") || !l.contains("Error codes"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .filter_map(|l| {
+            let (code, rest) = l.strip_prefix("| `\"error: ")?.split_once("\"` |")?;
+            let rules = rest
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            Some((code.to_string(), rules))
+        })
+        .collect()
+}
+
 /// The rules × situations grid of `spec/situations.md`: for each rule, the situations in which
 /// a case must check it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -257,6 +277,24 @@ mod tests {
             serde_json::from_str(include_str!("../spec/case.schema.json")).unwrap_or_default();
         let listed = &schema["$defs"]["case"]["properties"]["situations"]["propertyNames"]["enum"];
         assert_eq!(listed, &serde_json::json!(grid.situations));
+    }
+
+    #[test]
+    fn every_error_code_of_the_table_names_known_rules() {
+        let codes = error_codes(DISPATCHER_SPEC);
+        let rules = rules();
+        assert!(codes.len() >= 10, "{codes:?}");
+        let unknown = codes.iter().find(|(c, _)| c == "unknown operation");
+        assert_eq!(
+            unknown.map(|(_, r)| r.as_slice()),
+            Some(&["op.unknown-name".to_string(), "op.name-type".to_string()][..])
+        );
+        for (code, cited) in &codes {
+            assert!(!cited.is_empty(), "{code}");
+            for r in cited {
+                assert!(find(&rules, r).is_some(), "{code}: {r}");
+            }
+        }
     }
 
     #[test]

@@ -5,6 +5,8 @@ that catch each. Usage, from the repository root:
     python3 harness/mutation/planted_bugs.py              # the corpus only
     cargo build --release && python3 harness/mutation/planted_bugs.py --fuzz 10
                                                           # also 10 s of `hookcheck fuzz --brief`
+    python3 harness/mutation/planted_bugs.py --origin brief   # only what the brief states
+    python3 harness/mutation/planted_bugs.py --cases OLD      # an older corpus (OLD/<suite>/...)
 
 Each bug is a list of (file, old text, new text) edits on src/. A bug no case catches makes the
 script exit 1. It builds in target/planted (kept between runs, so only the first build is slow).
@@ -228,6 +230,30 @@ BUGS = {
     "recover enables a disabled endpoint": [
         ("src/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].disabled = None;\n        if revived > 0 {\n"),
     ],
+    # Where two roadmap parts meet, and ts going back (issue: bugs the corpus missed).
+    "a plain 429 or 503 takes the retry_after of an earlier entry": [
+        ("src/dispatcher/outcome.rs", "                None => Ok(NO_RETRY_AFTER),\n",
+         "                None => Ok(waits.last().and_then(|w: &Result<u32, Error>| w.as_ref().ok().copied()).unwrap_or(NO_RETRY_AFTER)),\n"),
+    ],
+    "recover takes the deaths to be in time order": [
+        ("src/dispatcher/endpoint.rs", "        self.dead_by_time.insert((died_at, letter), key);",
+         "        let latest = self.dead_by_time.last_key_value().map_or(Ts::MIN, |((t, _), _)| *t);\n"
+         "        self.dead_by_time.insert((died_at.max(latest), letter), key);"),
+    ],
+    "set_policy null keeps disable_after": [
+        ("src/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
+         "let kept = self.endpoints[endpoint.index()].policy().disable_after();\n"
+         "        self.endpoints[endpoint.index()].policy = match (policy, kept) {\n"
+         "            (None, Some(f)) => policy::DEFAULT.clone().with_disable_after(f).ok().map(Box::new),\n"
+         "            (p, _) => p.map(Box::new),\n        };"),
+    ],
+    "set_policy null keeps disable_on_gone": [
+        ("src/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
+         "let kept = self.endpoints[endpoint.index()].policy().disable_on_gone();\n"
+         "        self.endpoints[endpoint.index()].policy = match (policy, kept) {\n"
+         "            (None, Some(flag)) => Some(Box::new(policy::DEFAULT.clone().with_disable_on_gone(flag))),\n"
+         "            (p, _) => p.map(Box::new),\n        };"),
+    ],
 
 }
 
@@ -248,6 +274,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--fuzz", type=float, default=0, metavar="SECONDS",
                         help="also fuzz each planted bug in brief mode for this long")
+    parser.add_argument("--origin", choices=["brief"],
+                        help="run only what the brief states (HOOKCHECK_ORIGIN=brief)")
+    parser.add_argument("--cases", metavar="DIR",
+                        help="the case folder to copy in place of cases/ (an older corpus, say)")
     parser.add_argument("only", nargs="*", help="names of bugs to plant (default: all)")
     args = parser.parse_args()
     root = os.getcwd()
@@ -259,6 +289,8 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             for item in ["Cargo.toml", "Cargo.lock", "build.rs", "src", "spec", "cases", "harness", "benches", "tests", "README.md"]:
                 src = os.path.join(root, item)
+                if item == "cases" and args.cases:
+                    src = os.path.abspath(args.cases)
                 dst = os.path.join(tmp, item)
                 if os.path.isdir(src):
                     shutil.copytree(src, dst)
@@ -274,7 +306,8 @@ def main():
             run = subprocess.run(
                 ["cargo", "test", "-q", "--test", "conformance"],
                 cwd=tmp, capture_output=True, text=True,
-                env={**os.environ, "CARGO_TARGET_DIR": target},
+                env={**os.environ, "CARGO_TARGET_DIR": target,
+                     **({"HOOKCHECK_ORIGIN": args.origin} if args.origin else {})},
             )
             out = run.stdout + run.stderr
             if "error[" in out or "could not compile" in out:

@@ -4,6 +4,9 @@ against the corpus with the release hookcheck binary; a bug no case catches is a
 
     cargo build --release && python3 harness/mutation/python_bugs.py [--fuzz SECONDS] [NAME...]
 
+--origin brief checks only what the brief states; --cases OLD checks an older corpus instead of
+the built-in one (to show which bugs it missed); --binary picks another hookcheck build.
+
 With --fuzz, each mutant is also fuzzed in brief mode (`hookcheck fuzz --brief`, seed 1) for that
 many seconds, and the time to the first finding is reported.
 """
@@ -269,6 +272,28 @@ BUGS = {
     "recover counts the endpoint's dead letters left": [
         ("            insort(endpoint.pending, event, key=lambda e: e.order)\n        return len(revived)", "            insort(endpoint.pending, event, key=lambda e: e.order)\n        return len(endpoint.dead)"),
     ],
+    # Where two roadmap parts meet, and ts going back (issue: bugs the corpus missed).
+    "a plain 429 or 503 takes the retry_after of an earlier entry": [
+        ("        status, retry_after = event.outcomes[min(n, len(event.outcomes)) - 1]\n",
+         "        status, retry_after = event.outcomes[min(n, len(event.outcomes)) - 1]\n"
+         "        if retry_after is None:\n            retry_after = getattr(event, 'kept_retry_after', None)\n"
+         "        event.kept_retry_after = retry_after\n"),
+    ],
+    "recover takes the deaths to be in time order": [
+        ("if endpoint.dead and endpoint.dead[-1].died_at > ts:", "if False:"),
+    ],
+    "set_policy null keeps disable_after": [
+        ("endpoint.policy = copy_policy(DEFAULT_POLICY if policy is None else policy)",
+         "endpoint.policy = copy_policy({**DEFAULT_POLICY, **{k: v for k, v in endpoint.policy.items() if k == 'disable_after'}} if policy is None else policy)"),
+    ],
+    "set_policy null keeps disable_on_gone": [
+        ("endpoint.policy = copy_policy(DEFAULT_POLICY if policy is None else policy)",
+         "endpoint.policy = copy_policy({**DEFAULT_POLICY, **{k: v for k, v in endpoint.policy.items() if k == 'disable_on_gone'}} if policy is None else policy)"),
+    ],
+    "dead_letter shows an outcome object as given": [
+        ("        event.last_status = status\n",
+         "        event.last_status = status if retry_after is None else {'status': status, 'retry_after': retry_after}\n"),
+    ],
 
 }
 
@@ -277,12 +302,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--fuzz", type=float, default=0, metavar="SECONDS",
                         help="also fuzz each planted bug in brief mode for this long")
+    parser.add_argument("--origin", choices=["brief"],
+                        help="check only what the brief states (hookcheck check --origin brief)")
+    parser.add_argument("--cases", metavar="DIR",
+                        help="check this case folder instead of the built-in corpus (an older one, say)")
+    parser.add_argument("--binary", metavar="PATH", default=os.path.join("target", "release", "hookcheck"),
+                        help="the hookcheck to check with (default: the release build)")
     parser.add_argument("only", nargs="*", help="names of bugs to plant (default: all)")
     args = parser.parse_args()
     bugs = {n: e for n, e in BUGS.items() if not args.only or n in args.only}
     fuzz_found = 0
     root = os.getcwd()
-    binary = os.path.join(root, "target", "release", "hookcheck")
+    binary = os.path.join(root, args.binary)
+    selection = (["--origin", args.origin] if args.origin else []) + (
+        ["--no-builtin", "--cases", os.path.abspath(args.cases)] if args.cases else [])
     adapter = os.path.join(root, "harness", "adapters", "python", "hookcheck_adapter.py")
     original = open(os.path.join(root, SOURCE)).read()
     missed = []
@@ -298,7 +331,7 @@ def main():
             open(path, "w").write(text)
             command = f"python3 {adapter} {path}"
             run = subprocess.run(
-                [binary, "check", "--color", "never", "--impl", command],
+                [binary, "check", "--color", "never", *selection, "--impl", command],
                 cwd=root, capture_output=True, text=True,
             )
             took = fuzz_finds(root, binary, command, args.fuzz) if args.fuzz else None

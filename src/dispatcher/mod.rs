@@ -154,6 +154,20 @@ impl Dispatcher {
         })
     }
 
+    /// Whether the event is pending behind an earlier pending event of its enabled endpoint:
+    /// blocked, reporting its own due time (`order.waiting-status`). `hookcheck lint` asks it to
+    /// see which status steps of a case depend on that rule.
+    pub fn is_waiting(&self, event_id: &str) -> bool {
+        let Ok(key) = self.event_key(event_id) else {
+            return false;
+        };
+        let event = &self.events[key.index()];
+        let ep = &self.endpoints[event.endpoint.index()];
+        matches!(event.lifecycle(), Lifecycle::Pending { .. })
+            && !ep.is_disabled()
+            && ep.head() != Some(key)
+    }
+
     /// Brings into the cache what looking these ids up will read: the id tables' lines and the
     /// event and endpoint found. A hint, ahead of the operations that name them: nothing is
     /// compared and nothing changes.
