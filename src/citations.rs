@@ -19,7 +19,8 @@ pub fn problems(c: &Case, codes: &[(String, Vec<String>)]) -> Vec<String> {
         // What the reference's state says of the step, read before the step changes it.
         let waiting = is_status_of_waiting_event(&reference, s);
         reference.step(&s.op);
-        let cited = |id: &str| c.rules.iter().any(|r| r == id) || s.clarified.as_deref() == Some(id);
+        let cited =
+            |id: &str| c.rules.iter().any(|r| r == id) || s.clarified.as_deref() == Some(id);
         for (why, any_of) in needs(s, codes, waiting) {
             if !any_of.iter().any(|r| cited(r)) {
                 out.push(format!(
@@ -85,7 +86,10 @@ fn needs(s: &Step, codes: &[(String, Vec<String>)], waiting: bool) -> Vec<(Strin
         out.push((format!("the step's result is `{name}`'s"), list(by_name)));
     }
     if name == "status" && s.expect.get("state").and_then(Value::as_str) == Some("held") {
-        out.push(("the step expects a held event".into(), list(&["pause.held"])));
+        out.push((
+            "the step expects a held event".into(),
+            list(&["pause.held"]),
+        ));
     }
     if waiting {
         out.push((
@@ -151,7 +155,8 @@ mod tests {
         let found = super::problems(&cases[0], &codes);
         assert_eq!(found.len(), 1, "{found:?}");
         assert!(
-            found[0].contains("`error: unknown event`") && found[0].contains("`status.unknown-event`"),
+            found[0].contains("`error: unknown event`")
+                && found[0].contains("`status.unknown-event`"),
             "{found:?}"
         );
     }

@@ -495,12 +495,14 @@ mod tests {
 
     #[test]
     fn brief_cases_must_mark_clarified_results() {
-        let rules = parse_rules("### `a.b` · brief\n### `pause.results` · clarification\n");
+        let rules = parse_rules(
+            "### `a.b` · brief\n### `pause.disable` · brief\n### `pause.results` · clarification\n",
+        );
         let text = r#"part: pause
 cases:
   - id: one
     title: t
-    rules: [a.b]
+    rules: [a.b, pause.disable]
     origin: brief
     steps:
       - op: [disable, 0, s]
