@@ -459,6 +459,15 @@ pub fn discover_all(root: &Path) -> Result<Discovery, LoadError> {
     let mut warnings = Vec::new();
     let mut seen = std::collections::HashSet::new();
     seen.insert(identity(&root_meta));
+    // A link to a folder that holds the root (`up -> ..`) would read the cases' neighbours,
+    // whatever they are: the root and every folder above it count as read already.
+    if let Ok(real) = std::fs::canonicalize(root) {
+        for above in real.ancestors().skip(1) {
+            if let Ok(meta) = std::fs::metadata(above) {
+                seen.insert(identity(&meta));
+            }
+        }
+    }
     let mut paths = Vec::new();
     let mut folders = vec![root.to_path_buf()];
     while let Some(dir) = folders.pop() {
@@ -481,7 +490,7 @@ pub fn discover_all(root: &Path) -> Result<Discovery, LoadError> {
                     folders.push(path);
                 } else {
                     warnings.push(format!(
-                        "{}: skipped: a folder already read (through a symbolic link)",
+                        "{}: skipped: a link to a parent folder, or to a folder already read",
                         path.display()
                     ));
                 }
@@ -622,10 +631,14 @@ pub fn parse(text: &str, path: &Path, suite: &str) -> Result<Vec<Case>, LoadErro
         // Non-finite and overflowing floats reach `Node` as numbers; it takes every number
         // from its text, so `1e400` is kept as written and `.inf` is refused in our words.
         non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
+        // A case file is plain data: a tag (`!!python/object`, `!foo`) would otherwise be
+        // dropped and the value read as if it were untagged, so its author never learns.
+        reject_unsupported_tags: true,
+        reject_tagged_field_names: true,
     };
     options.budget = Some(budget_for(text));
-    let raw: RawFile =
-        serde_saphyr::from_str_with_options(text, options).map_err(|e| yaml_error(&e, path))?;
+    let raw: RawFile = serde_saphyr::from_str_with_options(text, options)
+        .map_err(|e| yaml_error(&e, path, text))?;
     let part = Part::parse(raw.part.value.trim());
     let file: Arc<Path> = Arc::from(path);
     let at = |location: &serde_saphyr::Location, reason: String| LoadError {
@@ -738,7 +751,7 @@ fn budget_for(text: &str) -> serde_saphyr::Budget {
 /// A serde-saphyr error in hookcheck's words, with its position. The library's own wording
 /// names its types and options (`set DuplicateKeyPolicy in Options`, `budget breached: Nodes
 /// { nodes: 250001 }`), which mean nothing to someone editing a case file.
-fn yaml_error(error: &serde_saphyr::Error, path: &Path) -> LoadError {
+fn yaml_error(error: &serde_saphyr::Error, path: &Path, text: &str) -> LoadError {
     use serde_saphyr::Error as E;
     use serde_saphyr::budget::BudgetBreach as B;
     let location = error.location();
@@ -762,6 +775,14 @@ fn yaml_error(error: &serde_saphyr::Error, path: &Path) -> LoadError {
                 .to_string(),
         },
         E::NonFiniteFloat { value, .. } => non_json_number(value),
+        E::UnsupportedTag { tag, .. } | E::TaggedStructFieldName { tag, .. } => format!(
+            "the YAML tag `{}` has no meaning in a case file, which is plain data: remove it",
+            crate::report::inert::clip(tag, 100)
+        ),
+        E::MultipleDocuments { .. } => "a case file holds one YAML document: this `---` starts \
+             a second one (put its cases in the first document's `cases:`, or in a file of \
+             their own)"
+            .to_string(),
         other => {
             let line = first_line(&other.to_string());
             // The parser's own guard against deep flow nesting (`[[[[...`).
@@ -772,10 +793,26 @@ fn yaml_error(error: &serde_saphyr::Error, path: &Path) -> LoadError {
             }
         }
     };
+    let (mut line, mut column) = location.map_or((0, 0), |l| (l.line(), l.column()));
+    if matches!(inner, E::MultipleDocuments { .. }) {
+        // The library points into the second document; the user looks for its `---`.
+        let before = usize::try_from(line).unwrap_or(usize::MAX);
+        let marker = text
+            .lines()
+            .take(before)
+            .enumerate()
+            .filter(|(_, l)| *l == "---" || l.starts_with("--- ") || l.starts_with("---\t"))
+            .last()
+            .map(|(n, _)| n);
+        if let Some(marker) = marker {
+            line = u64::try_from(marker + 1).unwrap_or(line);
+            column = 1;
+        }
+    }
     LoadError {
         file: path.to_path_buf(),
-        line: location.map_or(0, |l| l.line()),
-        column: location.map_or(0, |l| l.column()),
+        line,
+        column,
         reason,
     }
 }

@@ -95,7 +95,7 @@ fn links_to_a_parent_folder_are_followed_once() {
         found
             .warnings
             .iter()
-            .all(|w| w.contains("skipped: a folder already read")),
+            .all(|w| w.contains("skipped: a link to a parent folder, or to a folder already read")),
         "{:?}",
         found.warnings
     );
@@ -201,5 +201,84 @@ fn export_errors_name_the_path() {
         "{err}"
     );
     assert!(!err.contains("overwrit"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before, a link from the cases folder to the folder above it was followed, and the cases'
+/// neighbours (here a case file beside the folder) were read as cases: the spec says skipped.
+#[test]
+fn a_link_to_the_folder_above_the_cases_is_skipped() {
+    let dir = folder("above");
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).expect("a folder");
+    write_case(&cases.join("one.yaml"));
+    std::fs::write(
+        dir.join("neighbour.yaml"),
+        CASE.replace("folder-case-one", "folder-case-neighbour"),
+    )
+    .expect("a case file beside the folder");
+    symlink("..", cases.join("up")).expect("a symlink");
+    symlink(&dir, cases.join("absolute-up")).expect("a symlink");
+    symlink("/", cases.join("root")).expect("a symlink");
+    let found = case::discover_all(&cases).expect("walks");
+    let paths: Vec<_> = found.sources.iter().map(|s| s.path.clone()).collect();
+    assert_eq!(paths, vec![cases.join("one.yaml")], "{:?}", found.warnings);
+    for link in ["up", "absolute-up", "root"] {
+        assert!(
+            found.warnings.iter().any(|w| w.contains(&format!(
+                "{}: skipped: a link to a parent folder",
+                cases.join(link).display()
+            ))),
+            "{link}: {:?}",
+            found.warnings
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before, `!!python/object` and `!foo` were dropped and the value read as if untagged, and a
+/// second document was refused with the YAML library's advice (`use from_str_multiple`).
+#[test]
+fn tags_and_a_second_document_are_errors_at_their_line_and_column() {
+    let dir = folder("tags");
+    let tagged = CASE.replace("expect: true", "expect: !!python/object:os.system true");
+    std::fs::write(dir.join("python.yaml"), &tagged).expect("a case file");
+    let local = CASE.replace(
+        "title: A case in a folder",
+        "title: !foo A case in a folder",
+    );
+    std::fs::write(dir.join("local.yaml"), &local).expect("a case file");
+    let key = CASE.replace("    title: A case", "    !secret title: A case");
+    std::fs::write(dir.join("key.yaml"), &key).expect("a case file");
+    let two = format!(
+        "{CASE}---\n{}",
+        CASE.replace("folder-case-one", "folder-case-two")
+    );
+    std::fs::write(dir.join("two.yaml"), &two).expect("a case file");
+    for (file, line, tag) in [
+        ("python.yaml", 9, "python/object:os.system"),
+        ("local.yaml", 4, "!foo"),
+        ("key.yaml", 4, "!secret"),
+    ] {
+        let err = case::load(&dir.join(file), "s").expect_err("a tag is refused");
+        assert_eq!(err.line, line, "{file}: {err}");
+        assert!(err.column > 0, "{file}: {err}");
+        assert!(
+            err.reason.contains("has no meaning in a case file") && err.reason.contains(tag),
+            "{file}: {err}"
+        );
+    }
+    let err = case::load(&dir.join("two.yaml"), "s").expect_err("two documents");
+    assert!(
+        err.reason.contains("a case file holds one YAML document"),
+        "{err}"
+    );
+    assert!(!err.reason.contains("from_str"), "{err}");
+    assert_eq!(err.line, 10, "{err}");
+    let out = hookcheck(&dir, &["lint", "--no-builtin", "--cases", "."]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("python.yaml:9:"), "{said}");
+    assert!(!said.contains("from_str_multiple"), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }
