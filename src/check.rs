@@ -268,7 +268,8 @@ fn one(
             }
         }
         Format::Json => {
-            let start = serde_json::json!({"event": "start", "implementation": started.describe,
+            let describe = report::inert::clip(&started.describe, report::inert::LINE_LIMIT);
+            let start = serde_json::json!({"event": "start", "implementation": describe,
                 "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope_word});
             writeln!(out, "{}", start_event(start, &provenance)).map_err(io)?;
         }

@@ -329,6 +329,38 @@ fn reports_of_huge_results_are_clipped_and_stay_small() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Before, `--format json`'s `start` event carried a 300 KB handshake name whole.
+#[test]
+fn a_huge_handshake_name_is_cut_in_every_report() {
+    let dir = folder("bigname");
+    let impl_ = fake("bigname");
+    let human = check(&dir, "human", &["--impl", &impl_]);
+    let json = check(&dir, "json", &["--impl", &impl_, "--format", "json"]);
+    let stdout = |o: &Output| String::from_utf8_lossy(&o.stdout).into_owned();
+    for (what, text) in [
+        ("human", stdout(&human.out)),
+        ("json", stdout(&json.out)),
+        ("junit", human.junit.clone()),
+        ("html", human.html.clone()),
+        ("markdown", human.markdown.clone()),
+    ] {
+        // Each of name, language and version is a line of report text: 4 KiB at most.
+        assert!(
+            !text.contains(&"N".repeat(5 << 10)),
+            "{what}: the name is cut"
+        );
+        assert!(text.len() < 1 << 20, "{what}: {} bytes", text.len());
+    }
+    let start = stdout(&json.out)
+        .lines()
+        .find(|l| l.contains("\"event\":\"start\""))
+        .map(str::to_string)
+        .expect("a start event");
+    assert!(start.len() < 16 << 10, "{} bytes", start.len());
+    assert!(start.contains("… [cut "), "{start}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The huge run's page still carries data its script can read.
 fn assert_html_inert_data(html: &str) {
     let open = "<script type=\"application/json\" id=\"data\">";

@@ -480,10 +480,17 @@ impl Subprocess {
 impl Implementation for Subprocess {
     fn describe(&self) -> String {
         match &self.hello {
-            Some(h) => format!(
-                "{} ({} {}) via `{}`",
-                h.name, h.language, h.version, self.command
-            ),
+            // Whatever the handshake claims, a description is one readable line.
+            Some(h) => {
+                let field = |text: &str| crate::report::inert::clip(text, 1_000).into_owned();
+                format!(
+                    "{} ({} {}) via `{}`",
+                    field(&h.name),
+                    field(&h.language),
+                    field(&h.version),
+                    self.command
+                )
+            }
             None => format!("`{}`", self.command),
         }
     }

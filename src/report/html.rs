@@ -137,7 +137,7 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
             out,
             "<tr data-impl=\"{i}\"><th><button class=\"name\" data-impl=\"{i}\" \
              title=\"show its failing cases\">{}</button></th>{}",
-            esc(&g.entry.name),
+            line(&g.entry.name),
             if g.passed {
                 "<td class=\"verdict ok\" data-sort=\"1\">✓ pass</td>"
             } else {
@@ -222,7 +222,7 @@ fn filters(out: &mut String, cases: &[Case], graded: &[Graded], dead: usize) {
     let implementations: String = graded
         .iter()
         .enumerate()
-        .map(|(i, g)| format!("<option value=\"{i}\">{}</option>", esc(&g.entry.name)))
+        .map(|(i, g)| format!("<option value=\"{i}\">{}</option>", line(&g.entry.name)))
         .collect();
     let dead_note = match dead {
         0 => String::from("(implementations that could not start are not counted)"),
@@ -300,13 +300,13 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<V
             "<th class=\"impl\" data-impl=\"{i}\" data-failing=\"{failing}\" data-started=\"{}\" title=\"{}\">\
              <span class=\"count\">{}</span><button class=\"name\" data-impl=\"{i}\">{}</button></th>",
             g.started.is_ok(),
-            esc(&g.entry.name),
+            line(&g.entry.name),
             if g.started.is_ok() {
                 format!("{failing} failing")
             } else {
                 "could not start".to_string()
             },
-            esc(&g.entry.name)
+            line(&g.entry.name)
         );
     }
     out.push_str("</tr></thead><tbody>\n");
@@ -333,7 +333,7 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<V
                 out,
                 "<td class=\"cell v-{word}\" data-impl=\"{i}\" data-case=\"{j}\" \
                  data-verdict=\"{word}\" tabindex=\"0\" title=\"{}: {}\">{}</td>",
-                esc(&graded[i].entry.name),
+                markup(&clip(&graded[i].entry.name, CELL_NAME)),
                 esc(&label),
                 mark(&v[j])
             );
@@ -345,19 +345,47 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<V
 
 /// For every cell that did not pass: its verdict, the report, and for a result that differs,
 /// the step's file and line, operation, expected and actual result.
+/// The most the failing cells' details (report, step, title) take in all, shared evenly between
+/// the implementations: a thousand implementations failing every case with long diffs would
+/// otherwise make a file of gigabytes that no browser opens.
+pub const DETAILS_LIMIT: usize = 64 << 20;
+
 fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Value {
     let mut map = serde_json::Map::new();
+    let share = DETAILS_LIMIT / graded.len().max(1);
     for (i, g) in graded.iter().enumerate() {
         let scope = g.scope.with_numbers(g.numbers());
+        let mut used = 0;
         for (j, c) in cases.iter().enumerate() {
             let v = &verdicts[i][j];
             if matches!(v, Verdict::Passed | Verdict::NotApplicable(_)) {
                 continue;
             }
+            let verdict = verdict_word(v).replace('_', " ");
+            let file = shown(&c.file.display().to_string());
+            if used >= share {
+                map.insert(
+                    format!("{i}/{j}"),
+                    json!({
+                        "verdict": verdict,
+                        "report": format!(
+                            "(not shown: the report keeps {} bytes of details for each of its {} \
+                             implementations, and this one's are used up; check it alone for \
+                             this case's report)",
+                            inert::thousands(share),
+                            graded.len()
+                        ),
+                        "file": file,
+                        "line": c.line,
+                        "title": inert::data(&clip(&c.title, 240)),
+                    }),
+                );
+                continue;
+            }
             let mut d = json!({
-                "verdict": verdict_word(v).replace('_', " "),
-                "report": inert::data(&message(v)),
-                "file": shown(&c.file.display().to_string()),
+                "verdict": verdict,
+                "report": inert::data(&clip_report(&message(v))),
+                "file": file,
                 "line": c.line,
                 "title": shown(&c.title),
             });
@@ -373,6 +401,7 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
                     "actual": actual.get(m.step).map_or("(no result)".to_string(), |a| shown(&a.to_string())),
                 });
             }
+            used += d.to_string().len();
             map.insert(format!("{i}/{j}"), d);
         }
     }
@@ -382,6 +411,15 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
 /// Untrusted one-line text for the page's data, bounded and with its controls visible.
 fn shown(text: &str) -> String {
     inert::data(&clip(text, LINE_LIMIT))
+}
+
+/// The most of a name a cell's title repeats: a thousand columns of long names would otherwise
+/// repeat every name on every row.
+const CELL_NAME: usize = 60;
+
+/// An untrusted line (a name) for the page's markup, bounded as lines are, and escaped.
+fn line(text: &str) -> String {
+    markup(&clip(text, LINE_LIMIT))
 }
 
 /// Untrusted text for the page's markup, bounded and escaped.
@@ -672,6 +710,44 @@ const SCRIPT: &str = r#"
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::implementation::Failure;
+
+    /// 1,000 implementations, each failing 20 cases with reports over the 16 KiB a report
+    /// keeps, under names of 6 KB of markup: before, every failing cell kept its whole report
+    /// (over 320 MiB of details) and every cell's title repeated its column's name.
+    #[test]
+    fn a_thousand_failing_implementations_keep_the_page_bounded() {
+        let cases: Vec<Case> = super::super::fixtures::cases()
+            .into_iter()
+            .take(20)
+            .collect();
+        let long = "<b>".repeat(2_000);
+        let mut graded =
+            super::super::fixtures::graded(&cases, 1_000, |i| format!("sub-{i:04}-{long}"));
+        let report = "a failure report line\n".repeat(800);
+        for g in &mut graded {
+            g.ran = cases
+                .iter()
+                .map(|_| {
+                    Ran::Failed(Failure::Errored {
+                        message: report.clone(),
+                        detail: String::new(),
+                    })
+                })
+                .collect();
+            g.passed = false;
+        }
+        let provenance = crate::provenance::Provenance::new(&cases, String::new(), false);
+        let page = html(&cases, &graded, "t", &provenance);
+        let cells = cases.len() * graded.len();
+        let bound = DETAILS_LIMIT + cells * 1_024 + graded.len() * (64 << 10);
+        assert!(page.len() < bound, "{} bytes, bound {bound}", page.len());
+        assert!(
+            page.contains("(not shown: the report keeps 67,108 bytes of details"),
+            "says so"
+        );
+        assert!(!page.contains(&"&lt;b&gt;".repeat(2_000)), "names are cut");
+    }
 
     #[test]
     fn text_is_escaped_and_the_data_cannot_end_its_script() {

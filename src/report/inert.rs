@@ -46,7 +46,7 @@ pub fn clip_report(text: &str) -> Cow<'_, str> {
     Cow::Owned(clip(&joined, REPORT_LIMIT).into_owned())
 }
 
-fn thousands(n: usize) -> String {
+pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, d) in digits.chars().enumerate() {

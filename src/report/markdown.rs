@@ -34,15 +34,27 @@ fn cell(text: &str) -> String {
 /// 65,536 characters.
 pub const MARKDOWN_LIMIT: usize = 60_000;
 
+/// The most of the provenance line the markdown shows: with hundreds of implementations the
+/// command line alone is tens of thousands of characters. The JSON report keeps it whole.
+const PROVENANCE_LIMIT: usize = 2_000;
+
+/// The most of a name the shortest form of the grade shows: a thousand rows must fit.
+const SHORT_NAME: usize = 120;
+
 /// The grade (a score per implementation first, with its pass or fail mark), then the case ×
 /// implementation table, then where the report comes from. Above [`MARKDOWN_LIMIT`] the table
-/// keeps only the cases that do not pass everywhere, and says so.
+/// keeps only the cases that do not pass everywhere, and says so; when even the grade does not
+/// fit (hundreds of implementations), the grade keeps the failing implementations first, as
+/// many as fit, and says how many more the HTML report holds. Never above the limit.
 pub fn markdown(
     cases: &[Case],
     graded: &[Graded],
     provenance: &crate::provenance::Provenance,
 ) -> String {
-    let tail = format!("\n*{}*\n", inert::markdown(&provenance.line()));
+    let tail = format!(
+        "\n*{}*\n",
+        inert::markdown(&inert::clip(&provenance.line(), PROVENANCE_LIMIT))
+    );
     let head = grade(cases, graded, false);
     let full = table(cases, graded, false);
     let size = head.len() + full.len() + tail.len();
@@ -55,11 +67,67 @@ pub fn markdown(
          the cases that do not pass everywhere.\n"
     );
     let head = grade(cases, graded, true);
-    let mut cut = table(cases, graded, true);
-    if head.len() + cut.len() + note.len() + tail.len() > MARKDOWN_LIMIT {
-        cut = String::from("\n*The failing cases do not fit either: see the HTML report.*\n");
+    if head.len() + note.len() + tail.len() <= MARKDOWN_LIMIT {
+        let mut cut = table(cases, graded, true);
+        if head.len() + cut.len() + note.len() + tail.len() > MARKDOWN_LIMIT {
+            cut = String::from("\n*The failing cases do not fit either: see the HTML report.*\n");
+        }
+        return head + &note + &cut + &tail;
     }
-    head + &note + &cut + &tail
+    short_grade(
+        cases,
+        graded,
+        size,
+        MARKDOWN_LIMIT.saturating_sub(tail.len()),
+    ) + &tail
+}
+
+/// The grade in its shortest form, within `budget`: name, verdict and scores, the failing
+/// implementations first, then as many passing ones as fit, and a line for the rest.
+fn short_grade(cases: &[Case], graded: &[Graded], size: usize, budget: usize) -> String {
+    let failing = graded.iter().filter(|g| !g.passed).count();
+    let mut out = format!(
+        "# hookcheck: {} implementations × {} cases\n\n{} pass every case, {failing} fail some.\n\n\
+         **Cut to fit a comment** (the full report is {size} characters; `--html` writes every \
+         implementation and case): the grade lists the implementations that fail first, as many \
+         as fit, with their scores only.\n\n\
+         | implementation | verdict | score | brief score |\n|---|:-:|---:|---:|\n",
+        graded.len(),
+        cases.len(),
+        graded.len() - failing,
+    );
+    // Room for the closing line, whatever its numbers.
+    let closing = 160;
+    let order = graded
+        .iter()
+        .filter(|g| !g.passed)
+        .chain(graded.iter().filter(|g| g.passed));
+    let mut shown = 0;
+    for g in order {
+        let (score, brief) = g.grade(cases).score();
+        let row = format!(
+            "| {} | {} | {} | {} |\n",
+            inert::markdown(&inert::clip(&g.entry.name, SHORT_NAME)),
+            if g.passed { "✓ pass" } else { "✗ fail" },
+            percent(score),
+            percent(brief),
+        );
+        if out.len() + row.len() + closing > budget {
+            break;
+        }
+        out.push_str(&row);
+        shown += 1;
+    }
+    let left = graded.len() - shown;
+    if left > 0 {
+        let passing_left = graded.iter().filter(|g| g.passed).count().min(left);
+        let _ = writeln!(
+            out,
+            "\n*… and {left} more implementations ({passing_left} of them pass every case): \
+             see the HTML report.*"
+        );
+    }
+    out
 }
 
 /// The grade table: score and mark first, then the part columns and the brief's terms (cut to
@@ -152,53 +220,15 @@ fn table(cases: &[Case], graded: &[Graded], failing_only: bool) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixtures::{cases, graded};
     use super::*;
-    use crate::grade::StartedInfo;
-    use crate::implementation::Failure;
-    use crate::manifest::Entry;
-    use crate::runner::Ran;
 
-    /// 150 implementations, every other one erroring on every case: the full table would be
-    /// far above a comment's limit, the report stays under it and says it was cut.
+    /// 150 implementations: the full table would be far above a comment's limit, the report
+    /// stays under it and says it was cut.
     #[test]
     fn a_large_grade_is_cut_to_fit_a_comment() {
-        // Cases for implementations without some part (`without`) would be made not applicable
-        // by the runner, which this test does not run.
-        let cases: Vec<_> = crate::corpus::Corpus::builtin()
-            .cases
-            .into_iter()
-            .filter(|c| c.without.is_empty())
-            .collect();
-        let graded: Vec<Graded> = (0..150)
-            .map(|i| Graded {
-                entry: Entry {
-                    name: format!("submission-number-{i:03}"),
-                    ..Entry::reference()
-                },
-                started: Ok(StartedInfo {
-                    describe: String::new(),
-                    parts: crate::case::Part::ALL.to_vec(),
-                    numbers: crate::compare::Numbers::Spelling,
-                }),
-                ran: cases
-                    .iter()
-                    .map(|c| {
-                        if i % 2 == 0 {
-                            Ran::Results(crate::ops::run(&c.operations()))
-                        } else {
-                            Ran::Failed(Failure::Errored {
-                                message: "crash".into(),
-                                detail: String::new(),
-                            })
-                        }
-                    })
-                    .collect(),
-                slow: vec![false; cases.len()],
-                expectations: None,
-                scope: crate::compare::Scope::FULL,
-                passed: i % 2 == 0,
-            })
-            .collect();
+        let cases = cases();
+        let graded = graded(&cases, 150, |i| format!("submission-number-{i:03}"));
         let provenance = crate::provenance::Provenance::new(&cases, String::new(), false);
         let text = markdown(&cases, &graded, &provenance);
         assert!(text.len() <= MARKDOWN_LIMIT, "{} characters", text.len());
@@ -207,5 +237,54 @@ mod tests {
         let small = markdown(&cases, &graded[..2], &provenance);
         assert!(!small.contains("Cut to fit"));
         assert!(small.contains("| ✓ pass | 100% ("), "{small}");
+    }
+
+    /// 1,000 implementations with long names full of markdown, and a command line naming every
+    /// one: before, the grade table and the provenance line alone were far above the limit.
+    #[test]
+    fn a_thousand_implementations_with_long_names_stay_under_the_limit() {
+        let cases = cases();
+        let long = "|<b>*x*</b>`".repeat(400);
+        let graded = graded(&cases, 1_000, |i| format!("sub-{i:04}-{long}"));
+        let mut provenance = crate::provenance::Provenance::new(&cases, String::new(), false);
+        provenance.command = (0..1_000)
+            .map(|i| format!("--impl 'python3 harness/adapters/python/x.py subs/submission-{i:04}/dispatcher.py'"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(provenance.line().len() > 60_000);
+        let text = markdown(&cases, &graded, &provenance);
+        assert!(
+            text.chars().count() <= MARKDOWN_LIMIT,
+            "{} characters",
+            text.len()
+        );
+        assert!(text.len() <= MARKDOWN_LIMIT, "{} bytes", text.len());
+        assert!(
+            text.contains("500 pass every case, 500 fail some."),
+            "{text}"
+        );
+        assert!(text.contains("Cut to fit a comment"), "{text}");
+        // Failing implementations come first: the first row is sub-0001, a failing one.
+        let first = text.find("| sub-").expect("a row");
+        assert!(
+            text[first..].starts_with("| sub-0001-"),
+            "{}",
+            &text[first..first + 40]
+        );
+        let rows = text.matches("\n| sub-").count();
+        assert!(rows > 50, "{rows} rows");
+        assert!(
+            text.contains(&format!(
+                "… and {} more implementations (500 of them pass",
+                1_000 - rows
+            )),
+            "{text}"
+        );
+        assert!(!text.contains("<b>"), "markdown stays inert");
+        assert!(
+            text.contains("[cut "),
+            "the provenance line is cut and says so"
+        );
+        assert!(text.ends_with("*\n"), "the provenance line ends the report");
     }
 }

@@ -230,3 +230,61 @@ impl Style {
             + "\n"
     }
 }
+
+/// Grades made up without running anything, for the reports' tests.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use crate::case::Case;
+    use crate::grade::{Graded, StartedInfo};
+    use crate::implementation::Failure;
+    use crate::manifest::Entry;
+    use crate::runner::Ran;
+
+    /// `n` implementations named by `name`, every other one erroring on every case.
+    pub fn graded(cases: &[Case], n: usize, name: impl Fn(usize) -> String) -> Vec<Graded> {
+        let results: Vec<_> = cases
+            .iter()
+            .map(|c| Ran::Results(crate::ops::run(&c.operations())))
+            .collect();
+        (0..n)
+            .map(|i| Graded {
+                entry: Entry {
+                    name: name(i),
+                    ..Entry::reference()
+                },
+                started: Ok(StartedInfo {
+                    describe: String::new(),
+                    parts: crate::case::Part::ALL.to_vec(),
+                    numbers: crate::compare::Numbers::Spelling,
+                }),
+                ran: if i % 2 == 0 {
+                    results.clone()
+                } else {
+                    cases
+                        .iter()
+                        .map(|_| {
+                            Ran::Failed(Failure::Errored {
+                                message: "crash".into(),
+                                detail: String::new(),
+                            })
+                        })
+                        .collect()
+                },
+                slow: vec![false; cases.len()],
+                expectations: None,
+                scope: crate::compare::Scope::FULL,
+                passed: i % 2 == 0,
+            })
+            .collect()
+    }
+
+    /// Cases for implementations without some part (`without`) would be made not applicable
+    /// by the runner, which these tests do not run.
+    pub fn cases() -> Vec<Case> {
+        crate::corpus::Corpus::builtin()
+            .cases
+            .into_iter()
+            .filter(|c| c.without.is_empty())
+            .collect()
+    }
+}

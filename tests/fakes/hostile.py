@@ -6,6 +6,7 @@ tests/hostile_reports.rs. It answers like examples/python/dispatcher.py, except:
                          as a result, a skip reason, an errored message and traceback, or on
                          stderr before crashing (only for cases named *-brief-example)
     hostile.py huge      a 600,000-character string as the last result of every case
+    hostile.py bigname   a 300,000-character name, language and version in its handshake
 """
 import json
 import os
@@ -42,6 +43,8 @@ for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
         name, language, version = (ALL, ALL, ALL) if mode == "hostile" else ("huge", "python", "0")
+        if mode == "bigname":
+            name, language, version = ("N" * 300_000, "L" * 300_000, "V" * 300_000)
         send({"type": "hello", "protocol": 1, "name": name, "language": language,
               "version": version, "parts": ["retries", "ordering", "pause"]})
         continue
@@ -49,6 +52,9 @@ for line in sys.stdin:
         break
     seq, case, ops = msg["seq"], msg["case"], msg["operations"]
     results = dispatcher.run(ops)
+    if mode == "bigname":
+        send({"type": "results", "seq": seq, "results": results})
+        continue
     if mode == "huge":
         results[-1] = "A" * 600_000
         send({"type": "results", "seq": seq, "results": results})
