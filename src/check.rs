@@ -335,14 +335,8 @@ fn one(
             }
             let grade = g.grade(cases);
             notes.push(format!("in the brief's terms: {}", g.verdict_line(&grade)));
-            let brief_clean = grade.brief_failing.iter().all(Vec::is_empty);
-            if !scope.brief_only && brief_clean && total.failed + total.errored > 0 {
-                notes.push(
-                    "every failure comes from a clarification (what the brief leaves open, \
-                     decided in spec/dispatcher.md): `--origin brief` checks only what the brief \
-                     states"
-                        .to_string(),
-                );
+            if let Some(note) = beyond_brief_note(&grade, scope.brief_only) {
+                notes.push(note);
             }
             if let Some(why) = total.why_not_passed(opts.allow_skips) {
                 notes.push(style.warn(&format!("not passed: {why}")));
@@ -370,6 +364,32 @@ fn one(
     }
     unwritten_error(unwritten)?;
     Ok(passed)
+}
+
+/// When every failure is beyond the brief's own cases, where they come from; and, only when the
+/// run holds brief cases, the flag that checks those alone (advice that selects nothing is none).
+fn beyond_brief_note(grade: &crate::grade::Grade, brief_only: bool) -> Option<String> {
+    let beyond = grade.beyond_brief;
+    let brief_clean = grade.brief_failing.iter().all(Vec::is_empty);
+    if brief_only || !brief_clean || beyond.total() == 0 {
+        return None;
+    }
+    let mut note = format!(
+        "every failure is beyond what the brief states: {}",
+        beyond.describe()
+    );
+    if beyond.clarification > 0 {
+        note.push_str(
+            " (a clarification decides what the brief leaves open, in spec/dispatcher.md)",
+        );
+    }
+    if beyond.regression > 0 {
+        note.push_str(" (a regression case is a support ticket turned into a case)");
+    }
+    if grade.brief.iter().any(|s| s.total > 0) {
+        note.push_str("; `--origin brief` checks only what the brief states");
+    }
+    Some(note)
 }
 
 /// Where the reports come from: the run's version, cases, command line, filters and scope;

@@ -116,40 +116,68 @@ impl Graded {
                 grade.declared[p] = info.parts.contains(part);
             }
         }
+        let required = &self.entry.options.require_parts;
         for (i, case) in cases.iter().enumerate() {
             let p = Part::ALL.iter().position(|p| *p == case.part).unwrap_or(0);
+            // A part required and not declared is missing, not unknown: its cases, not run,
+            // count as failed.
+            if grade.started && !grade.declared[p] && required.contains(&case.part) {
+                grade.full[p].total += 1;
+                if case.origin == Origin::Brief {
+                    grade.brief[p].total += 1;
+                    grade.brief_failing[p].push(case.name());
+                } else {
+                    grade.beyond_brief.add(case.origin);
+                }
+                continue;
+            }
             grade.full[p].count(&full[i]);
+            let fails = |v: &Verdict| !passed(v) && applies(v) && !matches!(v, Verdict::NotRun(_));
             if case.origin == Origin::Brief {
                 grade.brief[p].count(&brief[i]);
-                if !passed(&brief[i]) && applies(&brief[i]) {
+                if fails(&brief[i]) {
                     grade.brief_failing[p].push(case.name());
+                } else if fails(&full[i]) {
+                    grade.beyond_brief.clarification += 1;
                 }
+            } else if fails(&full[i]) {
+                grade.beyond_brief.add(case.origin);
             }
         }
         grade
     }
 }
 
-/// How many of a part's cases passed, of those that apply.
+/// How many of a part's cases passed, of those that apply and were judged; the cases that never
+/// ran (an interrupted run, an implementation that could not start) are counted apart: they
+/// neither pass nor fail.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Score {
     pub passed: usize,
     pub total: usize,
+    pub not_run: usize,
 }
 
 impl Score {
     fn count(&mut self, v: &Verdict) {
-        if applies(v) {
+        if matches!(v, Verdict::NotRun(_)) {
+            self.not_run += 1;
+        } else if applies(v) {
             self.total += 1;
             self.passed += usize::from(passed(v));
         }
     }
 
     pub fn show(self) -> String {
-        if self.total == 0 {
+        let judged = if self.total == 0 {
             "-".to_string()
         } else {
             format!("{}/{}", self.passed, self.total)
+        };
+        if self.not_run == 0 {
+            judged
+        } else {
+            format!("{judged} ({} not run)", self.not_run)
         }
     }
 
@@ -171,6 +199,45 @@ fn passed(v: &Verdict) -> bool {
     matches!(v, Verdict::Passed | Verdict::UnexpectedPass { .. })
 }
 
+/// Failing cases beyond the brief's own, by origin.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Beyond {
+    pub clarification: usize,
+    pub regression: usize,
+    pub fuzz: usize,
+}
+
+impl Beyond {
+    fn add(&mut self, origin: Origin) {
+        match origin {
+            Origin::Regression => self.regression += 1,
+            Origin::Fuzz => self.fuzz += 1,
+            Origin::Brief | Origin::Clarification => self.clarification += 1,
+        }
+    }
+
+    pub fn total(self) -> usize {
+        self.clarification + self.regression + self.fuzz
+    }
+
+    /// `2 regression cases, 1 clarification case`: the origins with failures, each with the
+    /// `--origin` word that selects them.
+    pub fn describe(self) -> String {
+        [
+            (self.regression, "regression"),
+            (self.fuzz, "fuzz"),
+            (self.clarification, "clarification"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, word)| {
+            crate::report::count(*n, &format!("{word} case"), &format!("{word} cases"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+    }
+}
+
 /// As many as there are parts: a grade has one of each per part, in the order of [`Part::ALL`].
 pub const PARTS: usize = Part::ALL.len();
 
@@ -181,6 +248,9 @@ pub struct Grade {
     pub brief: [Score; PARTS],
     /// The brief's own cases that fail, part by part.
     pub brief_failing: [Vec<String>; PARTS],
+    /// The cases that fail beyond what the brief states, by where they come from: a brief case
+    /// failing only on a step a clarification fixes counts as a clarification.
+    pub beyond_brief: Beyond,
     /// The parts the implementation declares: a part without cases is either not declared
     /// (not implemented) or left out by the run's filters (not checked).
     pub declared: [bool; PARTS],
@@ -203,17 +273,41 @@ impl Grade {
         let parts: Vec<String> = (0..PARTS)
             .map(|p| {
                 let (score, failing) = (self.brief[p], &self.brief_failing[p]);
-                if score.total == 0 && !self.declared[p] {
+                let not_run = self.brief[p].not_run;
+                let also_not_run = if not_run > 0 {
+                    format!(", {not_run} not run")
+                } else {
+                    String::new()
+                };
+                if score.total == 0 && not_run > 0 {
+                    format!(
+                        "Part {} not run ({})",
+                        p + 1,
+                        crate::report::count(not_run, "case", "cases")
+                    )
+                } else if score.total == 0 && !self.declared[p] {
                     format!("Part {} not implemented", p + 1)
+                } else if score.total == 0 && self.full[p].total > 0 {
+                    format!(
+                        "Part {}: only cases beyond the brief ran ({} passed)",
+                        p + 1,
+                        self.full[p].show()
+                    )
                 } else if score.total == 0 {
                     format!("Part {} not checked", p + 1)
-                } else if failing.is_empty() {
+                } else if failing.is_empty() && not_run == 0 {
                     format!("Part {} passed", p + 1)
+                } else if failing.is_empty() {
+                    format!(
+                        "Part {}: {} passed{also_not_run}",
+                        p + 1,
+                        crate::report::count(score.passed, "case", "cases")
+                    )
                 } else {
                     let shown: Vec<&str> = failing.iter().take(3).map(String::as_str).collect();
                     let more = if failing.len() > 3 { ", ..." } else { "" };
                     format!(
-                        "Part {}: {} of {} {} ({}{more})",
+                        "Part {}: {} of {} {} ({}{more}){also_not_run}",
                         p + 1,
                         failing.len(),
                         score.total,
@@ -227,17 +321,12 @@ impl Grade {
                 }
             })
             .collect();
-        let clarifications: usize = (0..PARTS)
-            .map(|p| {
-                (self.full[p].total - self.full[p].passed)
-                    - (self.brief[p].total - self.brief[p].passed)
-            })
-            .sum();
         let mut line = parts.join(", ");
-        if clarifications > 0 {
+        let beyond = self.beyond_brief;
+        if beyond.total() > 0 {
             line.push_str(&format!(
-                "; and {} failing with clarifications",
-                crate::report::count(clarifications, "more case", "more cases")
+                "; and failing beyond the brief: {}",
+                beyond.describe()
             ));
         }
         line
@@ -249,6 +338,7 @@ impl Grade {
         let sum = |scores: &[Score; PARTS]| Score {
             passed: scores.iter().map(|s| s.passed).sum(),
             total: scores.iter().map(|s| s.total).sum(),
+            not_run: scores.iter().map(|s| s.not_run).sum(),
         };
         (sum(&self.full), sum(&self.brief))
     }

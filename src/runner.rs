@@ -64,11 +64,13 @@ pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
     // After Ctrl-C nothing more is sent, and a case cut short was not judged: not run, never
     // errored, never a fuzz finding.
     let interrupted = || crate::interrupt::reason().map(|why| Ran::Failed(Failure::NotRun(why)));
-    if let Some(not_run) = interrupted() {
-        return not_run;
-    }
+    // Known without running: a case of a part the implementation does not declare stays not
+    // applicable after an interruption, never "not run" in a part it does not offer.
     if let Some(why) = case.inapplicable(&implementation.parts()) {
         return Ran::NotApplicable(why);
+    }
+    if let Some(not_run) = interrupted() {
+        return not_run;
     }
     let scope = Scope::FULL.with_numbers(implementation.numbers());
     let sent: Cow<Case> = if case.steps.iter().all(|s| scope.applies(s)) {

@@ -229,7 +229,7 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
             .map(|(p, s)| {
                 (
                     p.as_str().to_string(),
-                    json!({"passed": s.passed, "total": s.total}),
+                    json!({"passed": s.passed, "total": s.total, "not_run": s.not_run}),
                 )
             })
             .collect::<serde_json::Map<String, Value>>()

@@ -1,0 +1,120 @@
+//! What a user is told around the verdicts: where failures come from (brief, clarification,
+//! regression), advice that selects what it says when run as written, and cases that never ran
+//! counted as not run, never as failing.
+
+mod common;
+
+use common::{hookcheck, root, text};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn fake(fault: &str, pattern: &str) -> String {
+    format!(
+        "FAKE_PARTS=retries,ordering,pause python3 {} {fault} {pattern}",
+        root().join("tests/fakes/fake_impl.py").display()
+    )
+}
+
+/// The line of the human summary that starts with `prefix`.
+fn line<'a>(report: &'a str, prefix: &str) -> &'a str {
+    report
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starting {prefix:?}:\n{report}"))
+}
+
+/// Before, failing regression cases were "failing with clarifications", and the advice to run
+/// `--origin brief` was given also to a run of regression cases alone, where it selects nothing.
+#[test]
+fn failing_regression_cases_are_called_regressions_and_the_advice_selects_something() {
+    let dir = common::fresh("origins-regressions");
+    let command = fake("wrong-count", "ticket-");
+    let full = hookcheck(&dir, &["check", "--color", "never", "--impl", &command]);
+    let report = text(&full);
+    assert_eq!(full.status.code(), Some(1), "{report}");
+    let terms = line(&report, "in the brief's terms:");
+    assert!(
+        terms.ends_with("; and failing beyond the brief: 2 regression cases"),
+        "{terms}"
+    );
+    assert!(!report.contains("clarification"), "{report}");
+    let note = line(&report, "every failure is beyond what the brief states");
+    assert!(note.contains("2 regression cases"), "{note}");
+    assert!(note.contains("`--origin brief`"), "{note}");
+    // The advice, run as written, selects the brief's cases, and they pass.
+    let advised = hookcheck(
+        &dir,
+        &[
+            "check", "--color", "never", "--impl", &command, "--origin", "brief",
+        ],
+    );
+    assert_eq!(advised.status.code(), Some(0), "{}", text(&advised));
+    // A run of the regression cases alone holds no brief case: no advice to select them.
+    let only = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--impl",
+            &command,
+            "--origin",
+            "regression",
+        ],
+    );
+    let report = text(&only);
+    assert_eq!(only.status.code(), Some(1), "{report}");
+    assert!(!report.contains("--origin brief"), "{report}");
+    let terms = line(&report, "in the brief's terms:");
+    // Part 1's regression cases ran: not "not checked".
+    assert!(
+        terms.contains("Part 1: only cases beyond the brief ran (0/2 passed)"),
+        "{terms}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before, after Ctrl-C the cases that never ran were counted as failing, and the roadmap's
+/// parts, which the implementation does not declare, read "Part 4: 27 of 27 cases fail".
+#[test]
+fn an_interrupted_run_counts_cases_not_run_apart_and_keeps_undeclared_parts_not_implemented() {
+    let dir = common::fresh("origins-interrupted");
+    let child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args([
+            "check",
+            "--color",
+            "never",
+            "--jobs",
+            "1",
+            "--timeout",
+            "60",
+            "--impl",
+            &fake("hang", "ordering-brief"),
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hookcheck starts");
+    std::thread::sleep(Duration::from_millis(2500));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let out = child.wait_with_output().expect("hookcheck ends");
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{report}");
+    let terms = line(&report, "in the brief's terms:");
+    for part in 4..=7 {
+        assert!(
+            terms.contains(&format!("Part {part} not implemented")),
+            "{terms}"
+        );
+    }
+    assert!(!terms.contains("fail"), "nothing failed: {terms}");
+    assert!(terms.contains("not run"), "{terms}");
+    let summary = line(&report, "FAILED:");
+    assert!(summary.contains(" 0 failed, 0 errored,"), "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
