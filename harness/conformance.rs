@@ -2,8 +2,9 @@
 //! plus `corpus::*` trials that check the corpus against the spec.
 //!
 //! `HOOKCHECK_IMPL="<command>"` (or a solution file, as `hookcheck check --impl` takes it)
-//! checks that implementation (spec/protocol.md) instead of the reference; `HOOKCHECK_PER_CASE=1` starts it once per case, `HOOKCHECK_TIMEOUT` sets the
-//! seconds per case. Cases of parts it does not declare are listed as ignored; a case for
+//! checks that implementation (spec/protocol.md) instead of the reference; `HOOKCHECK_PER_CASE=1`
+//! starts it once per case (`HOOKCHECK_PARTS=retries,ordering` and `HOOKCHECK_NUMBERS=values`
+//! then declare what its handshake would), `HOOKCHECK_TIMEOUT` sets the seconds per case. Cases of parts it does not declare are listed as ignored; a case for
 //! implementations without a part it declares (`without:`) is ignored when it runs, with the
 //! reason (the reference declares every part, so those cases are always ignored here).
 //! `HOOKCHECK_ORIGIN=brief` checks only what the brief states, as `hookcheck check --origin
@@ -66,6 +67,10 @@ fn main() -> ExitCode {
                     }
                 }
             }
+            if let Err(e) = declared(&mut options) {
+                eprintln!("conformance: {e}");
+                return ExitCode::from(2);
+            }
             // Read as `hookcheck check --impl` reads it: a solution file runs through its
             // built-in adapter.
             let entry = match hookcheck::manifest::from_commands(&[command], None, &options) {
@@ -111,6 +116,47 @@ fn main() -> ExitCode {
     let code = libtest_mimic::run(&args, trials).exit_code();
     hookcheck::adapters::cleanup();
     code
+}
+
+/// `HOOKCHECK_PARTS` and `HOOKCHECK_NUMBERS`, as `hookcheck check --per-case --parts ...
+/// --numbers ...`: what a per-case command cannot say in a handshake. In lines mode the
+/// handshake says it, so they are refused there rather than ignored.
+fn declared(options: &mut Options) -> Result<(), String> {
+    let parts = std::env::var("HOOKCHECK_PARTS").ok();
+    let numbers = std::env::var("HOOKCHECK_NUMBERS").ok();
+    if (parts.is_some() || numbers.is_some()) && !options.per_case {
+        return Err(
+            "HOOKCHECK_PARTS and HOOKCHECK_NUMBERS declare what a per-case command \
+                    cannot (set HOOKCHECK_PER_CASE=1 too); in lines mode the implementation \
+                    declares them in its handshake (a solution's HOOKCHECK_PARTS = [...], or the \
+                    adapter's --parts in HOOKCHECK_IMPL)"
+                .to_string(),
+        );
+    }
+    if let Some(parts) = parts {
+        let mut declared = Vec::new();
+        for name in parts.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let part = case::Part::parse(name).ok_or_else(|| {
+                format!(
+                    "HOOKCHECK_PARTS: unknown part `{}` (parts are {})",
+                    hookcheck::report::inert::terminal_line(name),
+                    case::Part::names()
+                )
+            })?;
+            declared.push(part);
+        }
+        case::Part::check_declared(&declared).map_err(|why| format!("HOOKCHECK_PARTS: {why}"))?;
+        options.parts = declared;
+    }
+    if let Some(numbers) = numbers {
+        options.numbers = hookcheck::compare::Numbers::parse(&numbers).ok_or_else(|| {
+            format!(
+                "HOOKCHECK_NUMBERS is `spelling` or `values`, not `{}`",
+                hookcheck::report::inert::terminal_line(&numbers)
+            )
+        })?;
+    }
+    Ok(())
 }
 
 fn case_trials(

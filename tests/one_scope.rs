@@ -126,30 +126,7 @@ fn the_library_harness_brief_only_runs_what_the_cli_runs() {
 /// test) with `HOOKCHECK_IMPL` and `HOOKCHECK_ORIGIN=brief`.
 #[test]
 fn cargo_test_with_hookcheck_origin_brief_runs_what_the_cli_runs() {
-    let deps = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(PathBuf::from))
-        .expect("the tests' folder");
-    let harness = std::fs::read_dir(&deps)
-        .expect("deps")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("conformance-"))
-                && p.extension().is_none()
-        })
-        // Another crate's `conformance` test (examples/rust, built into the same folder by CI)
-        // has the same name: this repository's lists its corpus checks.
-        .filter(|p| {
-            Command::new(p)
-                .arg("--list")
-                .current_dir(root())
-                .output()
-                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("corpus::sound"))
-        })
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .expect("the conformance harness is built (cargo test builds every test target)");
+    let harness = common::conformance_harness();
     let run = |origin: &str| {
         Command::new(&harness)
             .args(["--test-threads", "2"])
@@ -179,4 +156,58 @@ fn cargo_test_with_hookcheck_origin_brief_runs_what_the_cli_runs() {
         .output()
         .expect("the harness runs");
     assert!(o.status.success(), "{}", text(&o));
+}
+
+/// Before, `cargo test --test conformance` had no way to declare a per-case command's parts or
+/// number reading: HOOKCHECK_PARTS was ignored and the roadmap's cases were all ignored.
+#[test]
+fn cargo_test_declares_a_per_case_commands_parts_and_numbers() {
+    let harness = common::conformance_harness();
+    let command = format!(
+        "python3 {} {} --per-case",
+        root()
+            .join("harness/adapters/python/hookcheck_adapter.py")
+            .display(),
+        root().join("examples/python/dispatcher.py").display()
+    );
+    let run = |vars: &[(&str, &str)]| {
+        let mut c = Command::new(&harness);
+        c.args(["--test-threads", "2", "policy::policy-"])
+            .current_dir(root())
+            .env("HOOKCHECK_IMPL", &command)
+            .env("TMPDIR", common::scratch());
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        c.output().expect("the harness runs")
+    };
+    let policy_cases = common::corpus()
+        .iter()
+        .filter(|c| c.part == hookcheck::case::Part::Policy && c.id.starts_with("policy-"))
+        .filter(|c| c.without.is_empty() && c.also.is_empty())
+        .count();
+    let o = run(&[
+        ("HOOKCHECK_PER_CASE", "1"),
+        ("HOOKCHECK_PARTS", "retries,ordering,pause,policy"),
+        ("HOOKCHECK_NUMBERS", "spelling"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let passed = format!("test result: ok. {policy_cases} passed; 0 failed");
+    assert!(text(&o).contains(&passed), "{passed}: {}", text(&o));
+    // In lines mode the handshake declares them: refused, never ignored.
+    let o = run(&[("HOOKCHECK_PARTS", "retries")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("set HOOKCHECK_PER_CASE=1 too"),
+        "{}",
+        text(&o)
+    );
+    let o = run(&[("HOOKCHECK_PER_CASE", "1"), ("HOOKCHECK_PARTS", "policy")]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = run(&[
+        ("HOOKCHECK_PER_CASE", "1"),
+        ("HOOKCHECK_NUMBERS", "\u{1b}[2Jdigits"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(!text(&o).contains('\u{1b}'), "{}", text(&o));
 }

@@ -31,3 +31,58 @@ fn python_example_passes_every_case() {
         }
     }
 }
+
+/// Before, the adapter had no `--per-case` (an argparse error, so every case could not start),
+/// though the README says both built-in adapters take it.
+#[test]
+fn the_python_adapter_serves_one_case_per_process_with_per_case() {
+    let dir = common::fresh("python-per-case");
+    let adapter = common::root().join("harness/adapters/python/hookcheck_adapter.py");
+    let example = common::root().join("examples/python/dispatcher.py");
+    let command = format!(
+        "python3 {} {} --per-case",
+        adapter.display(),
+        example.display()
+    );
+    let out = common::hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--per-case",
+            "--parts",
+            "retries,ordering,pause",
+            "--part",
+            "ordering",
+            "--impl",
+            &command,
+        ],
+    );
+    common::says(&out, 0, "PASSED: 10 passed, 0 failed");
+    // A solution that raises: the case errors with the traceback, the run goes on.
+    let broken = format!(
+        "import sys\nsys.path.insert(0, {:?})\nfrom dispatcher import run as good\n\n\
+         def run(operations):\n    if any(op[0] == 'disable' for op in operations):\n        \
+         raise ValueError('no dispatcher here')\n    return good(operations)\n",
+        example.parent().expect("a folder").display().to_string()
+    );
+    std::fs::write(dir.join("broken.py"), broken).expect("a solution");
+    let broken = format!("python3 {} broken.py --per-case", adapter.display());
+    let out = common::hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--per-case",
+            "--part",
+            "pause",
+            "--impl",
+            &broken,
+        ],
+    );
+    common::says(&out, 1, "ValueError: no dispatcher here");
+    common::says(&out, 1, " errored, 0 not run");
+    let _ = std::fs::remove_dir_all(&dir);
+}

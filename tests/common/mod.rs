@@ -5,7 +5,7 @@
 
 use hookcheck::case::Case;
 use hookcheck::corpus::Corpus;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn root() -> &'static Path {
@@ -195,4 +195,34 @@ pub fn headless(profile: &Path, url: &str, what: &str, size: &str) -> String {
 pub fn says(o: &Output, code: i32, needle: &str) {
     assert_eq!(o.status.code(), Some(code), "{}", text(o));
     assert!(text(o).contains(needle), "{}", text(o));
+}
+
+/// This repository's `cargo test --test conformance` binary, which cargo built beside the test
+/// that asks.
+#[allow(dead_code)]
+pub fn conformance_harness() -> PathBuf {
+    let deps = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(PathBuf::from))
+        .expect("the tests' folder");
+    std::fs::read_dir(&deps)
+        .expect("deps")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("conformance-"))
+                && p.extension().is_none()
+        })
+        // Another crate's `conformance` test (examples/rust, built into the same folder by CI)
+        // has the same name: this repository's lists its corpus checks.
+        .filter(|p| {
+            std::process::Command::new(p)
+                .arg("--list")
+                .current_dir(root())
+                .output()
+                .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("corpus::sound"))
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .expect("the conformance harness is built (cargo test builds every test target)")
 }

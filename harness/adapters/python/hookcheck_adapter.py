@@ -47,8 +47,12 @@ def main():
     parser = argparse.ArgumentParser(description="Serve a Python run(operations) to hookcheck.")
     parser.add_argument("solution", help="Python file defining run(operations)")
     parser.add_argument("--parts", help="comma-separated parts to declare (default: the brief's "
-                        "three, retries,ordering,pause; also: policy, retry-after)")
+                        "three, retries,ordering,pause; also: policy, retry-after, auto-disable, "
+                        "dead-letters)")
     parser.add_argument("--name", help="name shown in reports (default: the file name)")
+    parser.add_argument("--per-case", action="store_true",
+                        help="answer one run instead: a JSON array of operations on stdin, the "
+                        "results on stdout (for hookcheck check --per-case)")
     args = parser.parse_args()
 
     # The protocol owns the real stdout; everything else printed goes to stderr.
@@ -63,6 +67,14 @@ def main():
     unknown = [p for p in parts if p not in PARTS]
     if unknown:
         raise SystemExit(f"hookcheck adapter: unknown parts {unknown}; use {', '.join(PARTS)}")
+
+    if args.per_case:
+        # One case: no handshake, so the parts are hookcheck's --parts; the results alone on
+        # stdout, and a crash is an exit status with the traceback on stderr.
+        results = module.run(json.load(sys.stdin))
+        out.write(json.dumps(list(results), separators=(",", ":"), allow_nan=False) + "\n")
+        out.flush()
+        return
 
     def send(message):
         out.write(json.dumps(message, separators=(",", ":"), allow_nan=False) + "\n")
