@@ -29,8 +29,10 @@
 
 use crate::case::Case;
 use crate::corpus::{Corpus, Sources, problems};
+use crate::grade::{Graded, StartedInfo};
 use crate::implementation::{Failure, Implementation};
-use crate::runner::{Selection, Verdict, check};
+use crate::report::about_plain;
+use crate::runner::{Ran, Selection, Verdict, judge, run};
 // What the builder takes, here for `use hookcheck::conformance::{Numbers, Part, Suite}`.
 pub use crate::case::Part;
 pub use crate::compare::Numbers;
@@ -38,7 +40,7 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 type RunFn = dyn Fn(&[Value]) -> Vec<Value> + Send + Sync;
 
@@ -170,6 +172,11 @@ impl Suite {
     /// One trial per case, `<suite>::<id>`, and one (`corpus::load`) that fails if a case file
     /// does not load or breaks the corpus's rules.
     pub fn trials(self) -> Vec<Trial> {
+        self.recorded_trials(&Arc::new(Mutex::new(Vec::new())))
+    }
+
+    /// The trials, each also keeping what its case gave in `ran`, for the grade at the end.
+    fn recorded_trials(self, ran: &Recorded) -> Vec<Trial> {
         let corpus = Corpus::gather(&self.sources);
         let implementation = Arc::new(self.implementation);
         let selection = self.selection;
@@ -195,19 +202,77 @@ impl Suite {
         trials.extend(corpus.cases.into_iter().map(|case| {
             let applicable = parts.contains(&case.part) && selection.matches(&case);
             let implementation = Arc::clone(&implementation);
+            let record = Arc::clone(ran);
             Trial::ignorable_test(case.name(), move || {
-                completion(check(implementation.as_ref(), &case, scope))
+                let outcome = run(implementation.as_ref(), &case);
+                let verdict = judge(
+                    &case,
+                    &outcome,
+                    scope.with_numbers(implementation.numbers()),
+                );
+                let about = matches!(verdict, Verdict::Failed(_) | Verdict::Errored(_))
+                    .then(|| about_plain(&case));
+                if let Ok(mut kept) = record.lock() {
+                    kept.push((case, outcome));
+                }
+                completion(verdict).map_err(|failed| match about {
+                    // Where the case comes from and what it checks, as `hookcheck check` says.
+                    Some(about) => {
+                        format!("{about}{}", failed.message().unwrap_or("(no report)")).into()
+                    }
+                    None => failed,
+                })
             })
             .with_ignored_flag(!applicable)
         }));
         trials
     }
 
-    /// Runs the trials with the test binary's arguments (`--list`, filters, `--exact`...).
+    /// Runs the trials with the test binary's arguments (`--list`, filters, `--exact`...), then
+    /// prints the grade of the cases that ran in the brief's terms, as `hookcheck check` ends.
     pub fn run(self) -> ExitCode {
-        libtest_mimic::run(&Arguments::from_args(), self.trials()).exit_code()
+        let ran: Recorded = Arc::new(Mutex::new(Vec::new()));
+        let describe = self.implementation.describe();
+        let declared = self.implementation.parts();
+        let numbers = self.implementation.numbers();
+        let scope = self.selection.scope();
+        let conclusion = libtest_mimic::run(&Arguments::from_args(), self.recorded_trials(&ran));
+        let mut kept = ran
+            .lock()
+            .map(|mut k| std::mem::take(&mut *k))
+            .unwrap_or_default();
+        if !kept.is_empty() {
+            kept.sort_by_key(|(case, _)| case.name());
+            let (cases, ran): (Vec<Case>, Vec<Ran>) = kept.into_iter().unzip();
+            let graded = Graded {
+                entry: crate::manifest::Entry {
+                    name: describe.clone(),
+                    ..crate::manifest::Entry::reference()
+                },
+                started: Ok(StartedInfo {
+                    describe,
+                    parts: declared,
+                    numbers,
+                }),
+                slow: vec![false; cases.len()],
+                ran,
+                expectations: None,
+                scope,
+                passed: conclusion.num_failed == 0,
+            };
+            let grade = graded.grade(&cases);
+            println!(
+                "in the brief's terms ({} cases that ran): {}",
+                cases.len(),
+                grade.in_brief_terms()
+            );
+        }
+        conclusion.exit_code()
     }
 }
+
+/// What each case that ran gave, kept by its trial.
+type Recorded = Arc<Mutex<Vec<(Case, Ran)>>>;
 
 /// A verdict as a trial's result: the failure report, or why the case errored.
 pub fn outcome(verdict: Verdict) -> Result<(), Failed> {
@@ -233,6 +298,7 @@ pub fn completion(verdict: Verdict) -> Result<Completion, Failed> {
 mod tests {
     use super::*;
     use crate::compare::Scope;
+    use crate::runner::check;
 
     fn case(id: &str) -> Case {
         Corpus::builtin()

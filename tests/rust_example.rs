@@ -74,6 +74,16 @@ fn a_planted_bug_fails_the_examples_own_tests_with_a_file_and_line() {
         report.contains("---- regressions::ticket-first-retry-a-minute-late ----"),
         "{report}"
     );
+    // Labelled as `hookcheck check` labels it, and graded in the brief's terms at the end.
+    assert!(
+        report.contains("a regression case (a support ticket turned into a case)")
+            && report.contains("retry.wait-schedule (brief): "),
+        "{report}"
+    );
+    assert!(
+        report.contains("in the brief's terms (") && report.contains("Part 1: "),
+        "{report}"
+    );
     assert!(
         report.contains("cases/regressions/brief-part1-complaints.yaml:")
             && report.contains("+#3 [\"process\",0] => [\"evt-1 #1 500 retry at 60\"]"),

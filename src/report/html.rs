@@ -378,6 +378,7 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
                         "file": file,
                         "line": c.line,
                         "title": inert::data(&clip(&c.title, 240)),
+                        "origin": super::origin_phrase(c),
                     }),
                 );
                 continue;
@@ -388,6 +389,7 @@ fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Valu
                 "file": file,
                 "line": c.line,
                 "title": shown(&c.title),
+                "origin": super::origin_phrase(c),
             });
             if let Ran::Results(actual) = &g.ran[j]
                 && let Err(m) = compare(c, actual, scope)
@@ -588,7 +590,7 @@ const SCRIPT: &str = r#"
     const impl = data.implementations[i], name = data.cases[j];
     const d = data.details[i + '/' + j];
     text('d-title', name);
-    text('d-verdict', impl + ': ' + (d ? d.verdict : cell.dataset.verdict.replace('_', ' ')));
+    text('d-verdict', impl + ': ' + (d ? d.verdict + (d.origin ? ', ' + d.origin : '') : cell.dataset.verdict.replace('_', ' ')));
     const dl = f('d-step');
     dl.replaceChildren();
     f('d-where').textContent = '';

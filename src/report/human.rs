@@ -47,15 +47,7 @@ pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> Stri
 /// Why a failing case matters: whether the brief states it or a clarification decided it, and
 /// the rules it checks with the first sentence of each.
 fn about(case: &Case, style: Style) -> String {
-    let origin = match case.origin {
-        crate::case::Origin::Brief => "a case of the brief",
-        crate::case::Origin::Clarification => {
-            "a clarification case (what the brief leaves open, decided in spec/)"
-        }
-        crate::case::Origin::Regression => "a regression case",
-        crate::case::Origin::Fuzz => "a case found by fuzzing",
-    };
-    let mut out = format!("  {}\n", style.dim(origin));
+    let mut out = format!("  {}\n", style.dim(&origin_phrase(case)));
     for id in &case.rules {
         let line = match crate::spec::rule(id) {
             Some(rule) => format!("  {id} ({}): {}", rule.basis, rule.summary),
@@ -64,6 +56,35 @@ fn about(case: &Case, style: Style) -> String {
         let _ = writeln!(out, "{}", style.dim(&terminal_line(&line)));
     }
     out
+}
+
+/// Where a case comes from, in the words every report and every way in uses: the brief, a
+/// clarification, a regression (a ticket), fuzzing; and whether its expectations were recorded
+/// from the reference rather than worked out by hand.
+pub fn origin_phrase(case: &Case) -> String {
+    let origin = match case.origin {
+        crate::case::Origin::Brief => "a case of the brief",
+        crate::case::Origin::Clarification => {
+            "a clarification case (what the brief leaves open, decided in spec/)"
+        }
+        crate::case::Origin::Regression => {
+            "a regression case (a support ticket turned into a case)"
+        }
+        crate::case::Origin::Fuzz => "a case found by fuzzing",
+    };
+    match case.recorded {
+        Some(crate::case::Recorded::Unreviewed) => {
+            format!("{origin}, recorded from the reference and not yet reviewed")
+        }
+        Some(_) => format!("{origin}, recorded from the reference and reviewed"),
+        None => origin.to_string(),
+    }
+}
+
+/// [`origin_phrase`] and the rules a case checks with the first sentence of each, without
+/// colour: what a failure report outside the terminal (JUnit, the library harness) leads with.
+pub fn about_plain(case: &Case) -> String {
+    about(case, Style { color: false })
 }
 
 fn indent(text: &str) -> String {

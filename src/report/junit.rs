@@ -83,11 +83,22 @@ fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict
     );
     let body = match v {
         Verdict::Passed => None,
+        // A failure leads with where the case comes from and the rules it checks, as on the
+        // terminal: a CI page then says whether the brief states what failed.
         Verdict::Failed(m) => Some(format!(
-            "<failure message=\"results differ\">{}</failure>",
+            "<failure message=\"results differ ({})\">{}{}</failure>",
+            c.origin.as_str(),
+            xml(&super::about_plain(c)),
             xml(m)
         )),
-        Verdict::Errored(m) | Verdict::NotRun(m) => Some(format!(
+        Verdict::Errored(m) => Some(format!(
+            "<error message=\"{} ({})\">{}{}</error>",
+            verdict_word(v),
+            c.origin.as_str(),
+            xml(&super::about_plain(c)),
+            xml(m)
+        )),
+        Verdict::NotRun(m) => Some(format!(
             "<error message=\"{}\">{}</error>",
             verdict_word(v),
             xml(m)
@@ -120,4 +131,36 @@ fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict
 /// characters).
 fn xml(text: &str) -> String {
     markup(&clip_report(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Before, a JUnit failure said "results differ" and nothing of where the case comes from.
+    #[test]
+    fn failures_say_where_the_case_comes_from_and_what_it_checks() {
+        let cases: Vec<Case> = crate::corpus::Corpus::builtin()
+            .cases
+            .into_iter()
+            .filter(|c| {
+                c.id == "ticket-first-retry-a-minute-late" || c.id == "ordering-brief-example"
+            })
+            .collect();
+        assert_eq!(cases.len(), 2);
+        let verdicts = vec![
+            Verdict::Failed("--- expected\n+++ actual\n".into()),
+            Verdict::Errored("crash".into()),
+        ];
+        let xml = junit(&cases, &verdicts, 0.0);
+        assert!(
+            xml.contains("message=\"results differ (brief)\">  a case of the brief\n"),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("message=\"errored (regression)\">  a regression case (a support ticket"),
+            "{xml}"
+        );
+        assert!(xml.contains("retry.wait-schedule (brief): "), "{xml}");
+    }
 }

@@ -13,7 +13,7 @@ mod markdown;
 
 pub use grade::{human as grade_human, json_implementation, success as implementation_success};
 pub use html::html;
-pub use human::{human_case, human_summary};
+pub use human::{about_plain, human_case, human_summary, origin_phrase};
 pub use json::{json_case, json_summary};
 pub use junit::{junit, junit_many};
 pub use markdown::markdown;
