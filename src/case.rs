@@ -794,6 +794,10 @@ fn yaml_error(error: &serde_saphyr::Error, path: &Path, text: &str) -> LoadError
         }
     };
     let (mut line, mut column) = location.map_or((0, 0), |l| (l.line(), l.column()));
+    let reason = match comment_hint(text, line) {
+        Some(hint) if !matches!(inner, E::MultipleDocuments { .. }) => format!("{reason}: {hint}"),
+        _ => reason,
+    };
     if matches!(inner, E::MultipleDocuments { .. }) {
         // The library points into the second document; the user looks for its `---`.
         let before = usize::try_from(line).unwrap_or(usize::MAX);
@@ -815,6 +819,32 @@ fn yaml_error(error: &serde_saphyr::Error, path: &Path, text: &str) -> LoadError
         column,
         reason,
     }
+}
+
+/// When the line of a YAML error holds ` #` outside quotes, YAML read the rest as a comment
+/// (`expect: [evt-1 #1 500 retry at 30]` loses its `]`): the error names a bracket, the fix is
+/// quotes.
+fn comment_hint(text: &str, line: u64) -> Option<String> {
+    let index = usize::try_from(line).ok()?.checked_sub(1)?;
+    let source = text.lines().nth(index)?;
+    let (mut single, mut double) = (false, false);
+    let mut previous = ' ';
+    for c in source.chars() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single && previous != '\\' => double = !double,
+            '#' if !single && !double && previous.is_whitespace() => {
+                return Some(
+                    "` #` starts a YAML comment, which ends the line here: put the text in \
+                     quotes (`\"evt-1 #1 500 retry at 30\"`)"
+                        .to_string(),
+                );
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    None
 }
 
 /// `unknown variant `retires`, expected one of retries, ordering, pause` gains `: did you mean

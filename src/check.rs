@@ -338,6 +338,9 @@ fn one(
             if let Some(note) = beyond_brief_note(&grade, scope.brief_only) {
                 notes.push(note);
             }
+            if let Some(note) = spelling_note(cases, &g, &verdicts) {
+                notes.push(note);
+            }
             if let Some(why) = total.why_not_passed(opts.allow_skips) {
                 notes.push(style.warn(&format!("not passed: {why}")));
             }
@@ -364,6 +367,39 @@ fn one(
     }
     unwritten_error(unwritten)?;
     Ok(passed)
+}
+
+/// When every failing case first differs at a step whose expectation depends on how a number is
+/// written (`spelling: true`), the declaration that leaves those steps out for a JSON reader that
+/// keeps number values only.
+fn spelling_note(cases: &[Case], g: &crate::grade::Graded, verdicts: &[Verdict]) -> Option<String> {
+    if g.numbers() == crate::compare::Numbers::Values {
+        return None;
+    }
+    let scope = g.scope.with_numbers(g.numbers());
+    let mut failing = 0;
+    for ((c, v), ran) in cases.iter().zip(verdicts).zip(&g.ran) {
+        if !matches!(v, Verdict::Failed(_)) {
+            continue;
+        }
+        failing += 1;
+        let crate::runner::Ran::Results(actual) = ran else {
+            return None;
+        };
+        match crate::compare::compare(c, actual, scope) {
+            Err(m) if c.steps.get(m.step).is_some_and(|s| s.spelling) => {}
+            _ => return None,
+        }
+    }
+    (failing > 0).then(|| {
+        format!(
+            "every failing case first differs at a step that depends on how a number is written \
+             (`spelling: true`, spec/dispatcher.md \"Number spelling\"): if the implementation's \
+             JSON reader keeps number values only, it declares `\"numbers\": \"values\"` in its \
+             handshake (`--numbers values` with `--per-case`) and those steps are left out ({})",
+            crate::report::count(failing, "case", "cases")
+        )
+    })
 }
 
 /// When every failure is beyond the brief's own cases, where they come from; and, only when the

@@ -206,8 +206,17 @@ pub fn lint(sources: &Sources) -> (String, usize) {
         1 => ", 1 warning".to_string(),
         n => format!(", {n} warnings"),
     };
+    // The cases counted are those that loaded: a file that did not is said, so "0 cases" above
+    // a file's problems is not read as an empty folder.
+    let unloaded = match corpus.errors.len() {
+        0 => String::new(),
+        n => format!(
+            " ({} did not load)",
+            crate::report::count(n, "case file", "case files")
+        ),
+    };
     text.push_str(&format!(
-        "{}: {}{warnings}\n",
+        "{}{unloaded}: {}{warnings}\n",
         crate::report::count(corpus.cases.len(), "case", "cases"),
         crate::report::count(found.len(), "problem", "problems")
     ));

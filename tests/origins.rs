@@ -118,3 +118,85 @@ fn an_interrupted_run_counts_cases_not_run_apart_and_keeps_undeclared_parts_not_
     assert!(summary.contains(" 0 failed, 0 errored,"), "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Before, a solution whose JSON reader keeps number values only failed the spelling steps with
+/// no word of the declaration that leaves them out.
+#[test]
+fn failures_only_at_spelling_steps_point_at_numbers_values() {
+    let dir = common::fresh("origins-spelling");
+    let example = root().join("examples/python");
+    std::fs::write(
+        dir.join("values.py"),
+        format!(
+            "import sys\nsys.path.insert(0, {:?})\nfrom dispatcher import run as exact\n\
+             HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy']\n\n\
+             def values(v):\n    if isinstance(v, float) and v.is_integer():\n        return int(v)\n\
+             \x20   if isinstance(v, list):\n        return [values(x) for x in v]\n\
+             \x20   if isinstance(v, dict):\n        return {{k: values(x) for k, x in v.items()}}\n\
+             \x20   return v\n\n\
+             def run(operations):\n    return exact(values(operations))\n",
+            example.display().to_string()
+        ),
+    )
+    .expect("a solution");
+    let out = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--part",
+            "policy",
+            "--impl",
+            "values.py",
+        ],
+    );
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    let note = line(
+        &report,
+        "every failing case first differs at a step that depends on how a number is written",
+    );
+    assert!(note.contains("`\"numbers\": \"values\"`"), "{note}");
+    // The example itself reads spelling: no such note when something else fails.
+    let out = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--impl",
+            &fake("wrong-count", "ticket-"),
+        ],
+    );
+    assert!(
+        !text(&out).contains("depends on how a number is written"),
+        "{}",
+        text(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before, a ` #` in a flow list gave "unclosed bracket" with no hint, and lint's count read
+/// "0 cases" as if the folder were empty.
+#[test]
+fn an_unquoted_hash_is_explained_and_lint_counts_files_that_did_not_load() {
+    let dir = common::fresh("origins-hash");
+    std::fs::write(
+        dir.join("a.yaml"),
+        "part: retries\ncases:\n  - id: hash-case\n    title: t\n    rules: [retry.wait-schedule]\n\
+         \x20   origin: regression\n    steps:\n      - op: [process, 0]\n\
+         \x20       expect: [evt-1 #1 500 retry at 30]\n",
+    )
+    .expect("a case file");
+    let out = hookcheck(&dir, &["lint", "--no-builtin", "--cases", "."]);
+    let report = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(report.contains("./a.yaml:9:"), "{report}");
+    assert!(report.contains("` #` starts a YAML comment"), "{report}");
+    assert!(
+        report.contains("0 cases (1 case file did not load): 1 problem"),
+        "{report}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

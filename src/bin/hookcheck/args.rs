@@ -133,10 +133,6 @@ pub struct ImplArgs {
     /// Start the command once per case: operations on stdin, results on stdout, no handshake.
     #[arg(long)]
     pub per_case: bool,
-    /// One more implementation to check, started once per case (as --per-case, for this one
-    /// command only): mixes per-case and lines-mode implementations in one grade. Repeatable.
-    #[arg(long = "impl-per-case", value_name = "COMMAND")]
-    pub implementation_per_case: Vec<String>,
     /// Parts a --per-case implementation implements (comma-separated) [default: the brief's
     /// three, retries,ordering,pause]; in lines mode the handshake declares them. A part of the
     /// roadmap needs the parts it builds on (spec/protocol.md, "Parts"); one declared without
@@ -204,6 +200,10 @@ pub struct CheckArgs {
     pub patterns: Vec<String>,
     #[command(flatten)]
     pub run: ImplArgs,
+    /// One more implementation to check, started once per case (as --per-case, for this one
+    /// command only): mixes per-case and lines-mode implementations in one grade. Repeatable.
+    #[arg(long = "impl-per-case", value_name = "COMMAND")]
+    pub implementation_per_case: Vec<String>,
     /// Only cases of these parts (comma-separated or repeated).
     #[arg(long = "part", value_enum, value_delimiter = ',', value_name = "PART")]
     pub only_parts: Vec<Part>,

@@ -450,7 +450,7 @@ fn check(args: CheckArgs) -> ExitCode {
     };
     match manifest::from_command_lists(
         &args.run.implementation,
-        &args.run.implementation_per_case,
+        &args.implementation_per_case,
         args.each.as_deref(),
         &options,
     )
