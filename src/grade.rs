@@ -144,6 +144,14 @@ impl Graded {
                 grade.beyond_brief.add(case.origin);
             }
         }
+        // An implementation that could not start failed every case it was given: its score is
+        // 0, not unknown. Only a started one's cases that never ran are counted apart.
+        if !grade.started {
+            for score in grade.full.iter_mut().chain(grade.brief.iter_mut()) {
+                score.total += score.not_run;
+                score.not_run = 0;
+            }
+        }
         grade
     }
 }

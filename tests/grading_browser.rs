@@ -185,7 +185,10 @@ fn the_html_report_renders_the_matrix_and_a_selected_cells_diff() {
     // The selected cell's diff in the detail panel.
     assert!(!dom.contains("id=\"detail\" hidden"), "the panel is open");
     assert_eq!(text_of(&dom, "d-title"), capped_case);
-    assert_eq!(text_of(&dom, "d-verdict"), "capped: failed");
+    assert_eq!(
+        text_of(&dom, "d-verdict"),
+        "capped: failed, a case of the brief"
+    );
     let place = text_of(&dom, "d-where");
     assert!(place.starts_with(&format!("{step_at} (step ")), "{place}");
     let operation = detail(&dom, "operation");
@@ -203,7 +206,10 @@ fn the_html_report_renders_the_matrix_and_a_selected_cells_diff() {
         &url(&report, "hangs", "ordering::ordering-brief-example"),
         "--dump-dom",
     );
-    assert_eq!(text_of(&dom, "d-verdict"), "hangs: errored");
+    assert_eq!(
+        text_of(&dom, "d-verdict"),
+        "hangs: errored, a case of the brief"
+    );
     assert!(report_text(&dom).contains("no answer within 1 s"), "{dom}");
 
     let shot: PathBuf = if std::env::var_os("HOOKCHECK_BLESS").is_some() {
@@ -423,7 +429,10 @@ fn a_class_report_sorts_opens_a_submission_and_links_to_any_cell() {
     );
     assert_eq!(seen["impl"], 19);
     assert_eq!(text_of(&dom, "d-title"), case);
-    assert_eq!(text_of(&dom, "d-verdict"), format!("{ODD}: failed"));
+    assert_eq!(
+        text_of(&dom, "d-verdict"),
+        format!("{ODD}: failed, a case of the brief")
+    );
     let (vw, vh) = (
         seen["vw"].as_f64().unwrap_or(0.0),
         seen["vh"].as_f64().unwrap_or(0.0),
@@ -687,7 +696,10 @@ fn a_class_report_sorts_opens_a_submission_and_links_to_any_cell() {
         encode(&format!("{ODD}|{case}"))
     );
     let dom = browse_at(&dir, &whole, "--dump-dom", "760,900");
-    assert_eq!(text_of(&dom, "d-verdict"), format!("{ODD}: failed"));
+    assert_eq!(
+        text_of(&dom, "d-verdict"),
+        format!("{ODD}: failed, a case of the brief")
+    );
     assert_eq!(text_of(&dom, "d-title"), case);
     let broken = format!(
         "file://{}#cell=zz|odd%name%zz%41|{}",
@@ -700,5 +712,46 @@ fn a_class_report_sorts_opens_a_submission_and_links_to_any_cell() {
         "the script ran to its end"
     );
     assert!(dom.contains("id=\"detail\" hidden"), "no cell opened");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Before, each grade row was 231 px tall at 1024 and 1280 px wide, and 71 at 1600: the long
+/// line in the brief's terms wrapped in a column the numbers squeezed.
+#[test]
+#[ignore = "needs chromium: .ci/run installs it and runs ignored tests"]
+fn grade_rows_stay_one_or_two_lines_at_every_width() {
+    let dir = common::fresh("browser-rows");
+    let report = dir.join("grade.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args(["check", "--color", "never", "--manifest"])
+        .arg(root().join("examples/grading/grading.toml"))
+        .arg("--html")
+        .arg(&report)
+        .current_dir(&dir)
+        .output()
+        .expect("hookcheck runs");
+    assert!(report.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = std::fs::read_to_string(&report).expect("the report");
+    let probe = "<script>const rows = Array.from(document.querySelectorAll('#grades tbody tr'))\
+        .map((r) => Math.round(r.getBoundingClientRect().height));\
+        const pre = document.createElement('pre'); pre.id = 'probe';\
+        pre.textContent = JSON.stringify(rows); document.body.append(pre);</script>";
+    let probed = dir.join("rows.html");
+    std::fs::write(&probed, page.replace("</body>", &format!("{probe}</body>"))).expect("probe");
+    for width in [760, 1024, 1280, 1600, 1920] {
+        let dom = browse_at(
+            &dir,
+            &format!("file://{}", probed.display()),
+            "--dump-dom",
+            &format!("{width},900"),
+        );
+        let rows: Vec<u32> = serde_json::from_str(&text_of(&dom, "probe"))
+            .unwrap_or_else(|e| panic!("{width}: {e}: the probe did not run"));
+        assert_eq!(rows.len(), 3, "{width}: {rows:?}");
+        assert!(
+            rows.iter().all(|h| *h <= 60),
+            "{width} px wide: rows {rows:?} px tall"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

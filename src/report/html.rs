@@ -158,8 +158,14 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
             out.push_str(&score_cell(*s, false));
         }
         match &g.started {
+            // Two lines at most, so a row stays a row whatever the width; the whole line on
+            // hover (its title) and when the cell is clicked or focused.
             Ok(_) => {
-                let _ = writeln!(out, "<td>{}</td></tr>", esc(&grade.in_brief_terms()));
+                let terms = esc(&grade.in_brief_terms());
+                let _ = writeln!(
+                    out,
+                    "<td class=\"terms\"><div class=\"clamp\" tabindex=\"0\" title=\"{terms}\">{terms}</div></td></tr>"
+                );
             }
             // The cause first: a teacher sees why in the row, not after a click.
             Err(why) => {
@@ -446,6 +452,10 @@ table { border-collapse: collapse; }
 button.name { border: none; background: none; font: inherit; color: #1a57b8; text-decoration: underline;
   cursor: pointer; padding: 0; text-align: left; }
 td.dead strong { color: #b3261e; }
+#grade .clamp { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; line-clamp: 2;
+  overflow: hidden; min-width: 24rem; max-width: 60rem; cursor: pointer; }
+#grade .clamp:focus { -webkit-line-clamp: unset; line-clamp: none; outline: 2px solid #1a73e8; }
+#grade { overflow-x: auto; }
 pre.why { margin: .2rem 0 0; max-height: 9rem; max-width: 60rem; overflow: auto; white-space: pre-wrap;
   overflow-wrap: anywhere; font-size: 12px; background: #fbf1f0; padding: .3rem .5rem; }
 .note, .legend, header p, #dead-note { color: #555; }
