@@ -534,7 +534,22 @@ fn solution_file(
     dir: &Path,
     options: &Options,
 ) -> Result<Option<(String, Options)>, String> {
-    let word = command.trim();
+    let whole = command.trim();
+    // The file alone, or the file and the adapter's own options after it (`sol.js --parts
+    // retries,ordering`), as the adapters' usage reads.
+    let (word, adapter_options) =
+        if adapters::for_file(Path::new(whole)).is_some() && dir.join(whole).is_file() {
+            (whole, Vec::new())
+        } else {
+            let mut words = whole.split_whitespace();
+            let first = words.next().unwrap_or("");
+            let rest: Vec<&str> = words.collect();
+            if rest.is_empty() || !rest[0].starts_with("--") || !dir.join(first).is_file() {
+                return Ok(None);
+            }
+            let interpreter = adapters::for_file(Path::new(first)).map_or("sh", |a| a.interpreter);
+            (first, adapter_words(first, &rest, interpreter)?)
+        };
     let Some(adapter) = adapters::for_file(Path::new(word)) else {
         return Ok(None);
     };
@@ -544,16 +559,56 @@ fn solution_file(
     }
     let installed = adapter.installed()?;
     let path = not_an_option(OsString::from(word));
-    let run = format!(
+    let mut run = format!(
         "{} {} {}",
         adapter.interpreter,
         shell_quote(&installed.to_string_lossy()),
         shell_quote(&path.to_string_lossy())
     );
+    for option in &adapter_options {
+        run.push(' ');
+        run.push_str(&shell_quote(option));
+    }
+    // In per-case mode the adapter answers one run, not the protocol.
+    if options.per_case {
+        run.push_str(" --per-case");
+    }
     Ok(Some((
         run,
         for_file(options, &file, std::slice::from_ref(&file)),
     )))
+}
+
+/// The adapter options after a solution file: `--parts LIST` and `--name NAME` (or with `=`),
+/// each word kept as given and quoted for the shell. Anything else is refused with the form that
+/// works, rather than run by `sh` as a command named after the file.
+fn adapter_words(file: &str, rest: &[&str], interpreter: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut it = rest.iter();
+    while let Some(word) = it.next() {
+        let takes_value = matches!(*word, "--parts" | "--name");
+        if takes_value {
+            let Some(value) = it.next() else {
+                return Err(format!("`{file} {word}`: {word} needs a value"));
+            };
+            words.push((*word).to_string());
+            words.push((*value).to_string());
+        } else if word.starts_with("--parts=") || word.starts_with("--name=") {
+            words.push((*word).to_string());
+        } else if *word == "--per-case" {
+            return Err(format!(
+                "`{file} --per-case`: hookcheck starts the adapter per case itself: give \
+                 `check --per-case --impl {file}`"
+            ));
+        } else {
+            return Err(format!(
+                "`{file} {word}`: after a solution file the built-in adapter takes `--parts \
+                 LIST` and `--name NAME`; to run the file as a program with options of its own, \
+                 name its interpreter: `--impl \"{interpreter} {file} {word}\"`"
+            ));
+        }
+    }
+    Ok(words)
 }
 
 /// One implementation per file matched, from a command template.

@@ -498,3 +498,87 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Before, `--impl "sol.py --parts ..."` (as the adapters' usage reads) ran the whole string as a
+/// shell command ("sol.py: not found"), and `check --per-case --impl sol.py` started the
+/// lines-mode adapter for a per-case run.
+#[test]
+fn a_solution_file_takes_the_adapters_options_after_it() {
+    let dir = common::fresh("parts-after-file");
+    std::fs::copy(
+        root().join("examples/python/dispatcher.py"),
+        dir.join("sol.py"),
+    )
+    .expect("a solution");
+    let three = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--impl",
+            "sol.py --parts retries,ordering,pause",
+        ],
+    );
+    let report = text(&three);
+    // Declared three parts: the roadmap's are not implemented, and the one case for
+    // implementations without Part 5 fails (the example offers it), with the hint.
+    assert_eq!(three.status.code(), Some(1), "{report}");
+    assert!(report.contains("Part 4 not implemented"), "{report}");
+    assert!(
+        report.contains("FAIL  errors::errors-outcomes-objects-without-part-5"),
+        "{report}"
+    );
+    assert!(
+        report.contains("a case for implementations without `retry-after` (Part 5)")
+            && report.contains("declare the part"),
+        "{report}"
+    );
+    let all = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--impl",
+            "sol.py --name=mine --parts retries,ordering,pause,policy,retry-after,auto-disable,dead-letters",
+        ],
+    );
+    common::says(&all, 0, "PASSED:");
+    assert!(text(&all).contains("mine (python"), "{}", text(&all));
+    let per_case = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--per-case",
+            "--part",
+            "ordering",
+            "--impl",
+            "sol.py",
+        ],
+    );
+    common::says(&per_case, 0, "PASSED: 10 passed");
+    for (command, needle) in [
+        ("sol.py --per-case", "give `check --per-case --impl sol.py`"),
+        ("sol.py --verbose", "`--impl \"python3 sol.py --verbose\"`"),
+        ("sol.py --parts", "--parts needs a value"),
+    ] {
+        let out = hookcheck(&dir, &["check", "--impl", command]);
+        common::says(&out, 2, needle);
+    }
+    // A hostile word after the file is an option value, quoted: never run by the shell.
+    let out = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--impl",
+            "sol.py --name $(touch${IFS}PWNED)",
+        ],
+    );
+    assert!(!dir.join("PWNED").exists(), "{}", text(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -48,6 +48,23 @@ pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> Stri
 /// the rules it checks with the first sentence of each.
 fn about(case: &Case, style: Style) -> String {
     let mut out = format!("  {}\n", style.dim(&origin_phrase(case)));
+    if !case.without.is_empty() {
+        let parts: Vec<String> = case
+            .without
+            .iter()
+            .map(|p| format!("`{p}` (Part {})", p.number()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(&format!(
+                "a case for implementations without {}: one that fails it answers as if it \
+                 offered the part; if it does, declare the part (the handshake's parts, the \
+                 adapter's `--parts`, `HOOKCHECK_PARTS`); `--part` only selects which cases run",
+                parts.join(", ")
+            ))
+        );
+    }
     for id in &case.rules {
         let line = match crate::spec::rule(id) {
             Some(rule) => format!("  {id} ({}): {}", rule.basis, rule.summary),

@@ -139,16 +139,16 @@ pub struct ImplArgs {
     /// them is refused.
     #[arg(
         long,
+        visible_alias = "declare",
         value_enum,
         value_delimiter = ',',
-        value_name = "PART",
-        requires = "per_case"
+        value_name = "PART"
     )]
     pub parts: Option<Vec<Part>>,
     /// How a --per-case implementation's JSON reader sees numbers: `values` when `10.0` and
     /// `10` read the same (JavaScript, Go), which leaves out the steps that depend on spelling
     /// [default: spelling]; in lines mode the handshake declares it.
-    #[arg(long, value_enum, requires = "per_case")]
+    #[arg(long, value_enum)]
     pub numbers: Option<NumbersArg>,
     /// Cases in flight at once, each in its own implementation process [default: cores; at
     /// most four per core: more would only make cases time out].

@@ -111,6 +111,27 @@ impl ImplArgs {
             );
             return Err(ExitCode::from(2));
         }
+        // Declarations a handshake makes: refused in lines mode with what to use instead, never
+        // ignored.
+        if !self.per_case {
+            if self.parts.is_some() {
+                say_err!(
+                    "hookcheck: --parts (also --declare) declares the parts of a --per-case \
+                     command; a lines-mode implementation declares them in its handshake \
+                     (after a solution file: --impl \"sol.py --parts retries,ordering\"). To run \
+                     only some parts' cases, filter with --part"
+                );
+                return Err(ExitCode::from(2));
+            }
+            if self.numbers.is_some() {
+                say_err!(
+                    "hookcheck: --numbers declares how a --per-case command reads numbers; a \
+                     lines-mode implementation declares it in its handshake (\"numbers\": \
+                     \"values\"), as the Node adapter does"
+                );
+                return Err(ExitCode::from(2));
+            }
+        }
         let sandbox = self.configured_sandbox()?;
         // Refused as a handshake declaring the same would be, before anything starts.
         if let Some(parts) = &self.parts
