@@ -5,7 +5,6 @@
 mod common;
 
 use common::{hookcheck, root, text};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn fake(fault: &str, pattern: &str) -> String {
@@ -79,30 +78,19 @@ fn failing_regression_cases_are_called_regressions_and_the_advice_selects_someth
 #[test]
 fn an_interrupted_run_counts_cases_not_run_apart_and_keeps_undeclared_parts_not_implemented() {
     let dir = common::fresh("origins-interrupted");
-    let child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
-        .args([
-            "check",
-            "--color",
-            "never",
-            "--jobs",
-            "1",
-            "--timeout",
-            "60",
-            "--impl",
-            &fake("hang", "ordering-brief"),
-        ])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("hookcheck starts");
-    std::thread::sleep(Duration::from_millis(2500));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(sent.success());
-    let out = child.wait_with_output().expect("hookcheck ends");
+    let command = fake("hang", "ordering-brief");
+    let args = [
+        "check",
+        "--color",
+        "never",
+        "--jobs",
+        "1",
+        "--timeout",
+        "60",
+        "--impl",
+        &command,
+    ];
+    let out = common::interrupted(&dir, &args, Duration::from_millis(2500));
     let report = text(&out);
     assert_eq!(out.status.code(), Some(130), "{report}");
     let terms = line(&report, "in the brief's terms:");

@@ -529,26 +529,9 @@ fn fuzz_overload_finds_nothing_in_the_reference() {
 #[test]
 fn an_interrupted_fuzz_run_reports_no_false_finding() {
     let dir = folder("fuzz-interrupt");
-    let child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
-        .args([
-            "fuzz",
-            "--impl",
-            &format!("python3 {} none @@", fake()),
-            "--seed",
-            "3",
-        ])
-        .current_dir(&dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("hookcheck starts");
-    std::thread::sleep(Duration::from_secs(3));
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(sent.success());
-    let out = child.wait_with_output().expect("hookcheck ends");
+    let command = format!("python3 {} none @@", fake());
+    let args = ["fuzz", "--impl", &command, "--seed", "3"];
+    let out = common::interrupted(&dir, &args, Duration::from_secs(3));
     let report = text(&out);
     assert_eq!(out.status.code(), Some(130), "{report}");
     assert!(report.contains("interrupted by SIGINT"), "{report}");

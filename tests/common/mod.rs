@@ -226,3 +226,24 @@ pub fn conformance_harness() -> PathBuf {
         .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
         .expect("the conformance harness is built (cargo test builds every test target)")
 }
+
+/// `hookcheck ARGS` in `dir`, sent SIGINT after `after`, as a user pressing Ctrl-C: what it
+/// printed and how it ended.
+#[allow(dead_code)]
+pub fn interrupted(dir: &Path, args: &[&str], after: std::time::Duration) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("hookcheck starts");
+    std::thread::sleep(after);
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    child.wait_with_output().expect("hookcheck ends")
+}
