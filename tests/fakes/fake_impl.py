@@ -32,13 +32,22 @@ if "FAKE_PARTS" in os.environ:
 
 
 def within_parts(op):
-    """The operation as an implementation of the declared parts alone sees it: without Part 4
-    its operations are unknown, without Part 5 an object outcome is invalid. The example offers
-    every part, so such operations are swapped for ones it answers that way, changing nothing."""
+    """The operation as an implementation of the declared parts alone sees it: an operation of a
+    part not declared is unknown (Part 4's set_policy and policy, Part 6's endpoint, Part 7's
+    dead_letter and recover); a policy key of a part not declared makes the policy invalid
+    (Part 5's disable_on_gone, Part 6's disable_after); without Part 5 an object outcome is
+    invalid. The example offers every part, so such operations are swapped for ones it answers
+    that way, changing nothing."""
     if not isinstance(op, list) or not op:
         return op
-    if op[0] in ("set_policy", "policy") and "policy" not in parts:
+    owner = {"set_policy": "policy", "policy": "policy", "endpoint": "auto-disable",
+             "dead_letter": "dead-letters", "recover": "dead-letters"}
+    if isinstance(op[0], str) and owner.get(op[0], "retries") not in parts:
         return ["no such operation"]
+    keys = {"disable_on_gone": "retry-after", "disable_after": "auto-disable"}
+    if (op[0] == "set_policy" and len(op) == 4 and isinstance(op[3], dict)
+            and any(k in op[3] and p not in parts for k, p in keys.items())):
+        return op[:3] + [{"no such key": 0}]
     if (op[0] == "enqueue" and "retry-after" not in parts and len(op) == 5
             and isinstance(op[4], list) and any(isinstance(o, dict) for o in op[4])):
         return op[:4] + [[]]
