@@ -679,6 +679,8 @@ mod tests {
         let brief_retries = cases
             .iter()
             .filter(|c| c.part == Part::Retries && c.origin == Origin::Brief)
+            // A case for implementations without a part the reference offers does not count.
+            .filter(|c| c.inapplicable(&Part::ALL).is_none())
             .count();
         assert_eq!(reference.brief[0].total, brief_retries);
         assert!(reference.full[0].total > reference.brief[0].total);

@@ -103,7 +103,7 @@ impl State {
 
     /// The shadow's count of `ep`'s consecutive failed attempts (`auto.count`); 0 for an
     /// endpoint it does not know.
-    fn failures_of(&self, ep: &str) -> i64 {
+    pub(super) fn failures_of(&self, ep: &str) -> i64 {
         self.shadow
             .dispatcher()
             .endpoint_report(ep)
@@ -349,7 +349,7 @@ impl State {
     /// deaths (`recover.revive`: at or after), or a second either side; before every death and
     /// after every one; a death of another endpoint or of an event revived since; or anywhere
     /// up to now.
-    fn since(&mut self, ep: &str) -> i64 {
+    pub(super) fn since(&mut self, ep: &str) -> i64 {
         let d = self.shadow.dispatcher();
         let times: Vec<i64> = self
             .known
@@ -424,7 +424,7 @@ impl State {
     /// Enqueues an event of `ep` with `statuses` (objects among them with Part 5) at the
     /// current time; returns its id. The statuses are kept: a scenario's events fail, die or
     /// recover as it planned.
-    fn enqueue_on(&mut self, ep: &str, prefix: &str, statuses: Vec<i64>) -> String {
+    pub(super) fn enqueue_on(&mut self, ep: &str, prefix: &str, statuses: Vec<i64>) -> String {
         self.events += 1;
         let id = format!("{prefix}{}", self.events);
         let outcomes = self.objects(statuses, ep);
@@ -454,7 +454,7 @@ impl State {
     }
 
     /// The shadow's due time of `ep`'s head, when it is pending and due after now.
-    fn head_due(&self, ep: &str, ids: &[String]) -> Option<i64> {
+    pub(super) fn head_due(&self, ep: &str, ids: &[String]) -> Option<i64> {
         let d = self.shadow.dispatcher();
         let of_ep = |id: &&String| self.known.iter().any(|(known, e)| known == *id && e == ep);
         ids.iter()
