@@ -20,6 +20,9 @@ pub struct Draft<'a> {
     /// Per operation, the clarification that fixes its result in a brief-only case (may be
     /// shorter than `operations`, or empty).
     pub clarified: &'a [Option<String>],
+    /// Parts the case is for implementations without (`without`): a fuzz finding's probes of
+    /// parts the implementation does not declare. Empty for a ticket.
+    pub without: &'a [Part],
 }
 
 /// The part a sequence needs, the highest one (a part's implementations offer every part it
@@ -112,6 +115,14 @@ fn yaml_rule(rule: &str) -> String {
     }
 }
 
+/// Every part but `without`.
+fn declared(without: &[Part]) -> Vec<Part> {
+    Part::ALL
+        .into_iter()
+        .filter(|p| !without.contains(p))
+        .collect()
+}
+
 /// A case file holding one case. Operations and results are written as JSON (YAML's flow
 /// syntax, see [`yaml_value`]) and read back exactly, numbers with their spelling.
 pub fn case_file(draft: &Draft<'_>) -> String {
@@ -125,13 +136,26 @@ pub fn case_file(draft: &Draft<'_>) -> String {
         "# Recorded from the reference: check every `expect` against spec/dispatcher.md, cite the \
          rules, then set `recorded: reviewed`."
     );
-    let _ = writeln!(out, "part: {}", infer_part(draft.operations).as_str());
+    // The probes of parts left out (`without`) say nothing of the part the case needs.
+    let own: Vec<Value> = draft
+        .operations
+        .iter()
+        .filter(|op| {
+            draft.without.is_empty() || crate::ops::absent(op, &declared(draft.without)).is_none()
+        })
+        .cloned()
+        .collect();
+    let _ = writeln!(out, "part: {}", infer_part(&own).as_str());
     let _ = writeln!(out, "cases:");
     let _ = writeln!(out, "  - id: {}", draft.id);
     let _ = writeln!(out, "    title: {}", yaml_str(draft.title));
     let rules: Vec<String> = draft.rules.iter().map(|r| yaml_rule(r)).collect();
     let _ = writeln!(out, "    rules: [{}]", rules.join(", "));
     let _ = writeln!(out, "    origin: {}", draft.origin.as_str());
+    if !draft.without.is_empty() {
+        let parts: Vec<&str> = draft.without.iter().map(|p| p.as_str()).collect();
+        let _ = writeln!(out, "    without: [{}]", parts.join(", "));
+    }
     if let Some(ticket) = draft.ticket {
         let _ = writeln!(out, "    ticket: {}", yaml_str(ticket));
     }
@@ -181,6 +205,7 @@ pub fn record(
         operations: &operations,
         results: &results,
         clarified: &[],
+        without: &[],
     });
     if file.len() as u64 > MAX_CASE_FILE_BYTES {
         return Err(format!(
@@ -248,6 +273,7 @@ mod tests {
             operations: &operations,
             results: &results,
             clarified: &[None, None, None, Some("pause.results".to_string())],
+            without: &[],
         });
         let cases =
             parse(&text, Path::new("r.yaml"), "regressions").expect("the written file parses");

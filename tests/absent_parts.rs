@@ -127,3 +127,86 @@ fn every_declaration_of_fewer_parts_is_held_to_what_their_absence_means() {
         );
     }
 }
+
+fn fuzz(command: &str, fake_parts: &str, out: &std::path::Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args([
+            "fuzz",
+            "--impl",
+            command,
+            "--sequences",
+            "256",
+            "--seed",
+            "7",
+        ])
+        .args(["--jobs", "2", "--findings", "1", "--out"])
+        .arg(out)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env("TMPDIR", common::scratch())
+        .env("FAKE_PARTS", fake_parts)
+        .output()
+        .expect("hookcheck runs")
+}
+
+#[test]
+fn fuzz_holds_every_declaration_of_fewer_parts_to_their_absence() {
+    let dir = common::fresh("absent-parts-fuzz");
+    for parts in declarations() {
+        if parts.len() == Part::ALL.len() {
+            continue;
+        }
+        let list = parts
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        let fake = format!(
+            "python3 {} none no-case-has-this-name",
+            root().join("tests/fakes/fake_impl.py").display()
+        );
+        let as_declared = fuzz(&fake, &list, &dir.join("fake"));
+        assert_eq!(
+            as_declared.status.code(),
+            Some(0),
+            "{list}: {}",
+            text(&as_declared)
+        );
+        // The example answers every part: the probes of those left out find it.
+        let example = format!(
+            "python3 {} {} --parts {list}",
+            root()
+                .join("harness/adapters/python/hookcheck_adapter.py")
+                .display(),
+            root().join("examples/python/dispatcher.py").display()
+        );
+        let out = dir.join(list.replace(',', "-"));
+        let too_much = fuzz(&example, "", &out);
+        assert_eq!(
+            too_much.status.code(),
+            Some(1),
+            "{list}: {}",
+            text(&too_much)
+        );
+        assert!(text(&too_much).contains("MISMATCH"), "{}", text(&too_much));
+        // The finding is a case for implementations without the parts its probes are of.
+        let found: String = std::fs::read_dir(&out)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+            .collect();
+        let without = found
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("without: "))
+            .unwrap_or_else(|| panic!("{list}: no `without` in\n{found}"));
+        assert!(
+            Part::ALL
+                .iter()
+                .filter(|p| !parts.contains(p))
+                .any(|p| without.contains(p.as_str())),
+            "{list}: {without}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,6 +8,7 @@
 //! implementation of fewer parts gets, for a seed, the very sequences it got before the later
 //! parts existed: a finding reported against a seed stays reproducible.
 
+mod absent;
 mod crossings;
 mod incidents;
 mod roadmap;

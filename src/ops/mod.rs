@@ -6,10 +6,12 @@
 mod decode;
 mod encode;
 mod fast;
+mod parts;
 mod scan;
 
 pub use decode::{OperationSeed, decode_text, decode_value};
 pub use encode::write_json_string;
+pub use parts::{absent, run_declared};
 pub use scan::operation as decode_prefix;
 
 use crate::dispatcher::{

@@ -5,6 +5,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
 import dispatcher as base  # noqa: E402
+from declared import within_parts  # noqa: E402  (same folder)
+
+# The brief's parts, the adapter's default: what Parts 4 to 7 would accept is refused.
+PARTS = ("retries", "ordering", "pause")
 
 
 class Variant(base.Dispatcher):
@@ -43,6 +47,7 @@ def run(operations):
     d = Variant()
     results = []
     for op in operations:
+        op = within_parts(op, PARTS)
         try:
             # Booleans and whole floats pass as integers here (a clarification decides otherwise).
             if isinstance(op, list) and len(op) > 1 and (

@@ -11,6 +11,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
 import dispatcher  # noqa: E402
+from declared import within_parts  # noqa: E402  (same folder)
 
 fault, pattern = sys.argv[1], sys.argv[2]
 out = sys.stdout
@@ -29,29 +30,6 @@ if fault == "exit-at-start":
 parts = ["retries", "ordering", "pause"]
 if "FAKE_PARTS" in os.environ:
     parts = [p for p in os.environ["FAKE_PARTS"].split(",") if p]
-
-
-def within_parts(op):
-    """The operation as an implementation of the declared parts alone sees it: an operation of a
-    part not declared is unknown (Part 4's set_policy and policy, Part 6's endpoint, Part 7's
-    dead_letter and recover); a policy key of a part not declared makes the policy invalid
-    (Part 5's disable_on_gone, Part 6's disable_after); without Part 5 an object outcome is
-    invalid. The example offers every part, so such operations are swapped for ones it answers
-    that way, changing nothing."""
-    if not isinstance(op, list) or not op:
-        return op
-    owner = {"set_policy": "policy", "policy": "policy", "endpoint": "auto-disable",
-             "dead_letter": "dead-letters", "recover": "dead-letters"}
-    if isinstance(op[0], str) and owner.get(op[0], "retries") not in parts:
-        return ["no such operation"]
-    keys = {"disable_on_gone": "retry-after", "disable_after": "auto-disable"}
-    if (op[0] == "set_policy" and len(op) == 4 and isinstance(op[3], dict)
-            and any(k in op[3] and p not in parts for k, p in keys.items())):
-        return op[:3] + [{"no such key": 0}]
-    if (op[0] == "enqueue" and "retry-after" not in parts and len(op) == 5
-            and isinstance(op[4], list) and any(isinstance(o, dict) for o in op[4])):
-        return op[:4] + [[]]
-    return op
 
 
 def orphans(tag):
@@ -82,7 +60,7 @@ for line in sys.stdin:
     if msg["type"] == "stop":
         break
     seq, ops = msg["seq"], msg["operations"]
-    results = dispatcher.run([within_parts(op) for op in ops])
+    results = dispatcher.run([within_parts(op, parts) for op in ops])
     answer = {"type": "results", "seq": seq, "results": results}
     if pattern not in msg["case"]:
         send(json.dumps(answer))

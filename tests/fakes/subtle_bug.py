@@ -7,6 +7,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
 import dispatcher as base  # noqa: E402
+from declared import within_parts  # noqa: E402  (same folder)
+
+# The brief's parts, the adapter's default: what Parts 4 to 7 would accept is refused.
+PARTS = ("retries", "ordering", "pause")
 
 
 class Buggy(base.Dispatcher):
@@ -26,6 +30,7 @@ def run(operations):
     d = Buggy()
     results = []
     for op in operations:
+        op = within_parts(op, PARTS)
         try:
             results.append(base.apply(d, op))
         except base.DispatchError as e:

@@ -1,0 +1,195 @@
+//! Probes of the roadmap's parts an implementation does not declare: among its generated
+//! operations, now and then one of a part it leaves out (`set_policy`, `policy`, `endpoint`,
+//! `dead_letter`, `recover`), an outcomes entry that is an object without Part 5, and outside
+//! brief mode a policy carrying a key of a part left out (`policy.strict`) and the same
+//! operations with faults in their arguments (the name comes first, `op.error-precedence`).
+//! Each must be unknown or invalid to it and change nothing (`crate::ops::absent`).
+//!
+//! The probes are drawn from a generator of their own and inserted into [`Generator::case`]'s
+//! operations, which stay what they were: an implementation that answers the probes as the
+//! spec says meets, for a seed, the sequences and findings it met before.
+
+use super::{Generator, case_seed};
+use crate::case::Part;
+use crate::prng::Prng;
+use serde_json::{Value, json};
+
+/// Keeps the probes' draws apart from the sequence's own.
+const PROBES: u64 = 0x5052_4f42_4553_2121;
+
+impl Generator {
+    /// Case `index` of the run seeded with `seed` as the fuzzer sends it: [`Generator::case`]
+    /// with, in about half the cases, one to three probes of the parts not declared.
+    pub fn sequence(&self, seed: u64, index: u64) -> Vec<Value> {
+        let mut ops = self.case(seed, index);
+        let absent: Vec<Part> = [
+            Part::Policy,
+            Part::RetryAfter,
+            Part::AutoDisable,
+            Part::DeadLetters,
+        ]
+        .into_iter()
+        .filter(|p| !self.parts.contains(p))
+        .collect();
+        if absent.is_empty() {
+            return ops;
+        }
+        let mut p = Prng::new(case_seed(seed, index) ^ PROBES);
+        if !p.chance(50) {
+            return ops;
+        }
+        for _ in 0..1 + p.below(3) {
+            // After the first registration, so `a` exists: a probe of an endpoint is of one
+            // the implementation knows.
+            let at = 1 + p.below(ops.len() as u64) as usize;
+            let ts = ops[at - 1]
+                .get(1)
+                .and_then(Value::as_i64)
+                .filter(|t| t.unsigned_abs() < 1 << 53)
+                .unwrap_or(0);
+            let part = p.pick(&absent).copied().unwrap_or(Part::Policy);
+            let probe = self.probe(&mut p, part, ts, seed ^ index);
+            ops.insert(at, probe);
+        }
+        ops
+    }
+
+    fn probe(&self, p: &mut Prng, part: Part, ts: i64, tag: u64) -> Value {
+        let faults = !self.brief_only && p.chance(25);
+        let policy = self.parts.contains(&Part::Policy);
+        match part {
+            Part::Policy if faults => p
+                .pick(&[
+                    json!(["set_policy"]),
+                    json!(["policy", ts]),
+                    json!(["set_policy", "x", 7, 1, 2]),
+                    json!(["policy", ts, 7]),
+                ])
+                .cloned()
+                .unwrap_or(Value::Null),
+            Part::Policy => match p.below(3) {
+                0 => json!(["set_policy", ts, "a", {"attempts": 1, "waits": [5]}]),
+                1 => json!(["set_policy", ts, "a", null]),
+                _ => json!(["policy", ts, "a"]),
+            },
+            // A key of a part not offered is a clarification's (`policy.strict`).
+            Part::RetryAfter | Part::AutoDisable if policy && !self.brief_only && p.chance(40) => {
+                let key = if part == Part::RetryAfter {
+                    ("disable_on_gone", json!(p.chance(50)))
+                } else {
+                    ("disable_after", json!(1 + p.below(5)))
+                };
+                let mut object = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)]});
+                if let Some(map) = object.as_object_mut() {
+                    map.insert(key.0.to_string(), key.1);
+                }
+                json!(["set_policy", ts, "a", object])
+            }
+            Part::RetryAfter => {
+                // A fresh id: an implementation that accepts it has an event the reference
+                // has not, and every later step of it shows.
+                let id = format!("n{}", tag % 1000);
+                let outcomes = p
+                    .pick(&[
+                        json!([{"status": 200}]),
+                        json!([503, {"status": 503, "retry_after": 5}]),
+                        json!([{"status": 404}, 200]),
+                    ])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                json!(["enqueue", ts, "a", id, outcomes])
+            }
+            Part::AutoDisable if faults => p
+                .pick(&[json!(["endpoint"]), json!(["endpoint", ts, 7])])
+                .cloned()
+                .unwrap_or(Value::Null),
+            Part::AutoDisable => json!(["endpoint", ts, "a"]),
+            Part::DeadLetters if faults => p
+                .pick(&[
+                    json!(["recover"]),
+                    json!(["recover", ts, "a", "0"]),
+                    json!(["dead_letter", ts, 7, 8]),
+                ])
+                .cloned()
+                .unwrap_or(Value::Null),
+            _ => match p.below(2) {
+                0 => json!(["dead_letter", ts, "e1"]),
+                _ => json!(["recover", ts, "a", -1 - p.below(100) as i64]),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn generator(parts: &[Part], brief_only: bool) -> Generator {
+        Generator {
+            max_ops: 40,
+            parts: parts.to_vec(),
+            brief_only,
+        }
+    }
+
+    #[test]
+    fn probes_are_additions_of_absent_parts_only() {
+        let roadmap = [
+            Part::Policy,
+            Part::RetryAfter,
+            Part::AutoDisable,
+            Part::DeadLetters,
+        ];
+        for bits in 0..16u32 {
+            let mut parts = Part::BRIEF.to_vec();
+            parts.extend((0..4).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
+            if Part::check_declared(&parts).is_err() {
+                continue;
+            }
+            for brief_only in [false, true] {
+                let g = generator(&parts, brief_only);
+                let mut probed = BTreeSet::new();
+                for i in 0..200 {
+                    let (case, sequence) = (g.case(4, i), g.sequence(4, i));
+                    // The case's own operations, in order, with the probes among them.
+                    let mut own = case.iter();
+                    let mut next = own.next();
+                    for op in &sequence {
+                        if next == Some(op) {
+                            next = own.next();
+                            continue;
+                        }
+                        let (part, _) = crate::ops::absent(op, &parts)
+                            .unwrap_or_else(|| panic!("{parts:?}: {op} is no probe"));
+                        probed.insert(part);
+                    }
+                    assert_eq!(next, None, "{parts:?}: case {i} lost an operation");
+                    // Answered as the parts declared say, the probes change nothing.
+                    let full = crate::ops::run_declared(&sequence, &parts);
+                    let mut own = crate::ops::run(&case).into_iter();
+                    for (op, result) in sequence.iter().zip(full) {
+                        if crate::ops::absent(op, &parts).is_none() {
+                            assert_eq!(Some(result), own.next(), "{parts:?}: case {i}: {op}");
+                        }
+                    }
+                    if brief_only {
+                        let case = crate::fuzz::adhoc_case_for("x", &sequence, true, &parts);
+                        assert!(crate::fuzz::in_brief_domain(&case), "{sequence:?}");
+                    }
+                }
+                let expected: BTreeSet<Part> =
+                    roadmap.into_iter().filter(|p| !parts.contains(p)).collect();
+                assert_eq!(probed, expected, "{parts:?}, brief {brief_only}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_part_declared_means_no_probe() {
+        let g = generator(&Part::ALL, false);
+        for i in 0..50 {
+            assert_eq!(g.sequence(6, i), g.case(6, i));
+        }
+    }
+}
