@@ -42,8 +42,9 @@ impl Generator {
             // After the first registration, so `a` exists: a probe of an endpoint is of one
             // the implementation knows.
             let at = 1 + p.below(ops.len() as u64) as usize;
-            let ts = ops[at - 1]
-                .get(1)
+            let ts = ops
+                .get(at - 1)
+                .and_then(|op| op.get(1))
                 .and_then(Value::as_i64)
                 .filter(|t| t.unsigned_abs() < 1 << 53)
                 .unwrap_or(0);
