@@ -172,7 +172,9 @@ fn cargo_test_declares_a_per_case_commands_parts_and_numbers() {
     );
     let run = |vars: &[(&str, &str)]| {
         let mut c = Command::new(&harness);
-        c.args(["--test-threads", "2", "policy::policy-"])
+        // The cases for implementations without Parts 5 and 6 are the example's to fail: it
+        // answers every part, and the declaration below leaves those two out.
+        c.args(["--test-threads", "2", "policy::policy-", "--skip=-without-"])
             .current_dir(root())
             .env("HOOKCHECK_IMPL", &command)
             .env("TMPDIR", common::scratch());
