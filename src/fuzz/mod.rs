@@ -5,6 +5,7 @@
 mod generate;
 pub mod out;
 mod shrink;
+pub mod workloads;
 
 pub use generate::Generator;
 pub use shrink::shrink;
@@ -15,7 +16,7 @@ use crate::corpus::clarification_behind;
 use crate::implementation::Failure;
 use crate::implementation::Implementation;
 use crate::record::{Draft, case_file, infer_part};
-use crate::runner::{Ran, Verdict, check, run};
+use crate::runner::{Ran, Verdict, run};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -54,7 +55,8 @@ pub struct Finding {
     pub shrink_seconds: f64,
     /// The shrunk case with the reference's results as expectations.
     pub case: Case,
-    /// What the implementation made of the shrunk case.
+    /// What the implementation answered to the shrunk case, and what that makes it.
+    pub ran: Ran,
     pub verdict: Verdict,
 }
 
@@ -264,11 +266,48 @@ pub fn fuzz(
     opts: &FuzzOptions,
     progress: &(dyn Fn(u64, usize, f64) + Sync),
 ) -> Report {
-    let generator = Generator {
-        max_ops: opts.max_ops,
-        parts: implementation.parts(),
-        brief_only: opts.brief_only,
-    };
+    let generator = opts.generator(implementation);
+    let started = Instant::now();
+    let found = search(implementation, &generator, opts, progress, &|i| {
+        format!("fuzz-{i}")
+    });
+    let failures = found.failing.len();
+    let deadline = after(opts.shrink_time);
+    let finding = found
+        .failing
+        .into_iter()
+        .map(|(i, kind)| {
+            let id = format!("fuzz-{}-{i}", opts.seed);
+            shrink_finding(implementation, &generator, opts, (i, kind), &id, deadline)
+        })
+        .min_by_key(|f| (f.shrunk.len(), f.index));
+    Report {
+        cases_run: found.run,
+        seconds: started.elapsed().as_secs_f64(),
+        finding,
+        failures,
+        stopped: found.stopped,
+    }
+}
+
+/// What [`search`] found: how many sequences ran, the failing ones (lowest numbers first, at
+/// most `opts.findings`), and why it stopped early, if the implementation gave out.
+pub(crate) struct Found {
+    pub run: u64,
+    pub failing: Vec<(u64, Kind)>,
+    pub stopped: Option<String>,
+}
+
+/// Runs sequences `0..opts.cases` of `generator` on `implementation` until `opts.findings`
+/// fail, time is up or the implementation cannot be run any more; `id` names sequence `i` as
+/// the implementation sees it.
+pub(crate) fn search(
+    implementation: &dyn Implementation,
+    generator: &Generator,
+    opts: &FuzzOptions,
+    progress: &(dyn Fn(u64, usize, f64) + Sync),
+    id: &(dyn Fn(u64) -> String + Sync),
+) -> Found {
     let scope = opts.scope();
     let started = Instant::now();
     let pool = rayon::ThreadPoolBuilder::new()
@@ -302,7 +341,7 @@ pub fn fuzz(
                         return (i, None);
                     }
                     let ops = generator.case(opts.seed, i);
-                    let case = adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only);
+                    let case = adhoc_case(&id(i), &ops, opts.brief_only);
                     (i, Some(judge(implementation, &case, scope)))
                 })
                 .collect::<Vec<_>>()
@@ -321,7 +360,7 @@ pub fn fuzz(
         for (i, outcome) in &mut outcomes {
             if matches!(outcome, Run::TimedOut) && !out_of_time() {
                 let ops = generator.case(opts.seed, *i);
-                let case = adhoc_case(&format!("fuzz-{i}"), &ops, opts.brief_only);
+                let case = adhoc_case(&id(*i), &ops, opts.brief_only);
                 *outcome = match judge(implementation, &case, scope) {
                     Run::TimedOut => Run::Found(Kind::Errored),
                     other => other,
@@ -346,27 +385,21 @@ pub fn fuzz(
             last_progress = Instant::now();
         }
     }
-    let failures = failing.len();
-    let deadline = after(opts.shrink_time);
-    let finding = failing
-        .into_iter()
-        .map(|(i, kind)| shrink_finding(implementation, &generator, opts, i, kind, deadline))
-        .min_by_key(|f| (f.shrunk.len(), f.index));
-    Report {
-        cases_run: run,
-        seconds: started.elapsed().as_secs_f64(),
-        finding,
-        failures,
+    Found {
+        run,
+        failing,
         stopped,
     }
 }
 
-fn shrink_finding(
+/// Shrinks failing sequence `index` while it fails the same way, until `deadline`, into the
+/// case `id`.
+pub(crate) fn shrink_finding(
     implementation: &dyn Implementation,
     generator: &Generator,
     opts: &FuzzOptions,
-    index: u64,
-    kind: Kind,
+    (index, kind): (u64, Kind),
+    id: &str,
     deadline: Instant,
 ) -> Finding {
     let original = generator.case(opts.seed, index);
@@ -384,12 +417,9 @@ fn shrink_finding(
     };
     let shrunk = shrink(original.clone(), &mut fails, deadline);
     let shrink_seconds = started.elapsed().as_secs_f64();
-    let case = adhoc_case(
-        &format!("fuzz-{}-{index}", opts.seed),
-        &shrunk,
-        opts.brief_only,
-    );
-    let verdict = check(implementation, &case, scope);
+    let case = adhoc_case(id, &shrunk, opts.brief_only);
+    let ran = run(implementation, &case);
+    let verdict = crate::runner::judge(&case, &ran, scope.with_numbers(implementation.numbers()));
     Finding {
         index,
         kind,
@@ -397,6 +427,7 @@ fn shrink_finding(
         shrunk,
         shrink_seconds,
         case,
+        ran,
         verdict,
     }
 }
@@ -411,6 +442,15 @@ fn after(wait: Duration) -> Instant {
 }
 
 impl FuzzOptions {
+    /// The generator for `implementation`: only operations of the parts it declares.
+    pub(crate) fn generator(&self, implementation: &dyn Implementation) -> Generator {
+        Generator {
+            max_ops: self.max_ops,
+            parts: implementation.parts(),
+            brief_only: self.brief_only,
+        }
+    }
+
     fn scope(&self) -> Scope {
         if self.brief_only {
             Scope::BRIEF
@@ -616,6 +656,7 @@ mod tests {
                 original: ops.clone(),
                 shrunk: ops,
                 shrink_seconds: 0.0,
+                ran: Ran::Results(Vec::new()),
                 verdict: Verdict::Failed(crate::compare::render(
                     &case,
                     &[json!(true), json!(["x #1 200 delivered"])],
