@@ -469,6 +469,12 @@ fn one(
                 notes.push(style.warn(&format!("not passed: {why}")));
             }
             notes.extend(report::apart_lines(&g.apart, style));
+            if total.success(opts.allow_skips) && !g.apart.success(opts.allow_skips) {
+                notes.push(style.warn(
+                    "not passed: the public cases pass, and what was checked apart from them \
+                     fails (above): cases the implementation never saw",
+                ));
+            }
             write!(
                 out,
                 "{}",
