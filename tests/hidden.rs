@@ -462,3 +462,45 @@ fn the_generated_workloads_are_the_seeds_and_only_of_the_declared_parts() {
     assert!((0..60).all(|k| !roadmap(&brief.case(9, k))));
     assert!((0..60).any(|k| roadmap(&all.case(9, k))));
 }
+
+#[test]
+fn a_hostile_folder_name_stays_inert_in_every_report() {
+    let dir = fresh("hidden-hostile");
+    let table = lookup_table(&dir);
+    // The suite is the folder's name: markup, a terminal escape and a quote in it.
+    let suite = "<img src=x onerror=alert(1)>\u{1b}[2J\"";
+    let folder = dir.join("hidden").join(suite);
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::write(folder.join("secret.yaml"), HIDDEN).expect("hidden case");
+    let out = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            &table,
+            "--hidden",
+            "hidden",
+            "--hidden-detail",
+            "diff",
+            "--html",
+            "r.html",
+            "--markdown",
+            "r.md",
+            "--junit",
+            "r.xml",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(!text(&out).contains('\u{1b}'), "{}", text(&out));
+    assert!(
+        text(&out).contains("grader-three-attempts"),
+        "{}",
+        text(&out)
+    );
+    for file in ["r.html", "r.md", "r.xml"] {
+        let report = std::fs::read_to_string(dir.join(file)).expect("report");
+        assert!(report.contains("grader-three-attempts"), "{file}");
+        assert!(!report.contains("<img"), "{file}: {report}");
+        assert!(!report.contains('\u{1b}'), "{file}");
+    }
+}

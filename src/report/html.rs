@@ -43,11 +43,12 @@ pub fn html(
         esc(&provenance.line())
     );
     grade_table(&mut out, cases, graded);
+    // Next to the grade, which counts them: the hidden cases and generated workloads
+    // (`apart::html`, which makes every text in it inert).
+    out.push_str(apart);
     let dead = graded.iter().filter(|g| g.started.is_err()).count();
     filters(&mut out, cases, graded, dead);
     matrix(&mut out, cases, graded, &verdicts);
-    // The hidden cases and generated workloads (`apart::html`), made inert there.
-    out.push_str(apart);
     out.push_str(
         "<aside id=\"detail\" hidden><button id=\"close\" aria-label=\"close\">×</button>\
          <h2 id=\"d-title\"></h2><p id=\"d-verdict\"></p><p id=\"d-where\"></p>\
