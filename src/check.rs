@@ -595,7 +595,15 @@ fn generate(opts: &CheckOptions, g: &mut Graded) {
     let Some(asked) = opts.generated else {
         return;
     };
+    let interrupted = crate::interrupt::reason();
     g.apart.generated = Some(match &g.started {
+        // After Ctrl-C nothing more starts: every workload is not run.
+        Ok(_) if interrupted.is_some() => Workloads {
+            asked,
+            run: 0,
+            failures: Vec::new(),
+            stopped: interrupted,
+        },
         Ok(_) => crate::grade::generate(
             &g.entry,
             asked,
