@@ -6,7 +6,7 @@
 use crate::case::{Case, Origin, Part};
 use crate::compare::{Numbers, Scope};
 use crate::expect::Expectations;
-use crate::fuzz::workloads::{Asked, Workloads};
+use crate::fuzz::workloads::{Asked, Judging, Workloads};
 use crate::implementation::{Failure, Implementation, Reference, Subprocess};
 use crate::manifest::Entry;
 use crate::progress::Progress;
@@ -450,15 +450,11 @@ impl Grade {
 
 /// Runs the generated workloads on a fresh start of `entry`'s implementation, then ends its
 /// processes. One that cannot start runs none: every workload is reported not run.
-pub fn generate(entry: &Entry, asked: Asked, jobs: usize, brief_only: bool) -> Workloads {
+pub fn generate(entry: &Entry, asked: Asked, judging: Judging) -> Workloads {
     match start(entry) {
         Ok(started) => {
-            let workloads = crate::fuzz::workloads::run(
-                started.implementation.as_ref(),
-                asked,
-                jobs,
-                brief_only,
-            );
+            let workloads =
+                crate::fuzz::workloads::run(started.implementation.as_ref(), asked, judging);
             // A late fault (a second answer) is not told apart here: the workload already ran.
             let _ = started.implementation.finish();
             workloads

@@ -504,3 +504,60 @@ fn a_hostile_folder_name_stays_inert_in_every_report() {
         assert!(!report.contains('\u{1b}'), "{file}");
     }
 }
+
+#[test]
+fn a_lookup_table_that_skips_what_it_does_not_know_fails_too() {
+    let dir = fresh("lookup-skips");
+    let table = format!("{} --skip-unknown", lookup_table(&dir));
+    let hidden = hidden_folder(&dir);
+    let hidden = hidden.to_str().expect("utf-8 path");
+    says(&hookcheck(&dir, &["check", "--impl", &table]), 0, "PASSED");
+    let out = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            &table,
+            "--hidden",
+            hidden,
+            "--generated",
+            "10",
+            "--seed",
+            "2",
+        ],
+    );
+    says(&out, 1, "hidden cases: 0 passed, 1 failed (1 skipped)");
+    says(&out, 1, "generated workloads (seed 2): 0 passed, 10 failed");
+    says(&out, 1, "the implementation skipped it (not in the table)");
+}
+
+#[test]
+fn an_implementation_that_hangs_on_the_workloads_fails_them_in_bounded_time() {
+    let dir = fresh("generated-hangs");
+    // It answers as the Python example, and hangs on every case whose name says `generated`.
+    let hangs = format!(
+        "python3 {} hang generated",
+        root().join("tests/fakes/fake_impl.py").display()
+    );
+    let started = std::time::Instant::now();
+    let out = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--impl",
+            &hangs,
+            "--timeout",
+            "2",
+            "--generated",
+            "3",
+            "--seed",
+            "1",
+        ],
+    );
+    says(&out, 1, "generated workloads (seed 1): 0 passed, 3 failed");
+    says(&out, 1, "ERROR generated-1-0");
+    // Three timeouts among the others, three confirmed alone, one more run of each shrunk one
+    // (a timeout is 2 s, which a busy machine starting Python needs): far below a minute,
+    // whatever the shrinker tried.
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+}

@@ -135,8 +135,11 @@ pub(super) fn generate(opts: &CheckOptions, g: &mut Graded) {
         Ok(_) => crate::grade::generate(
             &g.entry,
             asked,
-            opts.jobs,
-            opts.selection.scope().brief_only,
+            crate::fuzz::workloads::Judging {
+                jobs: opts.jobs,
+                brief_only: opts.selection.scope().brief_only,
+                allow_skips: opts.allow_skips,
+            },
         ),
         Err(_) => Workloads {
             asked,

@@ -243,20 +243,30 @@ enum Run {
     TimedOut,
 }
 
-fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run {
+/// What a sequence gave, and what the implementation answered. With `skips_fail` (a grade, not
+/// a search for bugs), a sequence the implementation skips is a failure, of the kind `Errored`.
+fn judge(
+    implementation: &dyn Implementation,
+    case: &Case,
+    scope: Scope,
+    skips_fail: bool,
+) -> (Run, Ran) {
     let ran = run(implementation, case);
     if matches!(ran, Ran::Failed(Failure::TimedOut { .. })) {
-        return Run::TimedOut;
+        return (Run::TimedOut, ran);
     }
-    match crate::runner::judge(case, &ran, scope.with_numbers(implementation.numbers())) {
-        Verdict::Passed
-        | Verdict::Skipped(_)
-        | Verdict::NotApplicable(_)
-        | Verdict::UnexpectedPass { .. } => Run::Fine,
-        Verdict::Failed(_) | Verdict::ExpectedFailure { .. } => Run::Found(Kind::Mismatch),
-        Verdict::Errored(_) => Run::Found(Kind::Errored),
-        Verdict::NotRun(why) => Run::Stop(why),
-    }
+    let outcome =
+        match crate::runner::judge(case, &ran, scope.with_numbers(implementation.numbers())) {
+            Verdict::Skipped(_) if skips_fail => Run::Found(Kind::Errored),
+            Verdict::Passed
+            | Verdict::Skipped(_)
+            | Verdict::NotApplicable(_)
+            | Verdict::UnexpectedPass { .. } => Run::Fine,
+            Verdict::Failed(_) | Verdict::ExpectedFailure { .. } => Run::Found(Kind::Mismatch),
+            Verdict::Errored(_) => Run::Found(Kind::Errored),
+            Verdict::NotRun(why) => Run::Stop(why),
+        };
+    (outcome, ran)
 }
 
 /// Runs the fuzzer; `progress` is called a few times a second with (sequences run, failures
@@ -268,17 +278,29 @@ pub fn fuzz(
 ) -> Report {
     let generator = opts.generator(implementation);
     let started = Instant::now();
-    let found = search(implementation, &generator, opts, progress, &|i| {
-        format!("fuzz-{i}")
-    });
+    let found = search(
+        implementation,
+        &generator,
+        opts,
+        progress,
+        &|i| format!("fuzz-{i}"),
+        false,
+    );
     let failures = found.failing.len();
     let deadline = after(opts.shrink_time);
     let finding = found
         .failing
         .into_iter()
-        .map(|(i, kind)| {
+        .map(|(i, kind, _)| {
             let id = format!("fuzz-{}-{i}", opts.seed);
-            shrink_finding(implementation, &generator, opts, (i, kind), &id, deadline)
+            shrink_finding(
+                implementation,
+                &generator,
+                opts,
+                (i, kind, false),
+                &id,
+                deadline,
+            )
         })
         .min_by_key(|f| (f.shrunk.len(), f.index));
     Report {
@@ -291,22 +313,26 @@ pub fn fuzz(
 }
 
 /// What [`search`] found: how many sequences ran, the failing ones (lowest numbers first, at
-/// most `opts.findings`), and why it stopped early, if the implementation gave out.
+/// most `opts.findings`, each with what the implementation answered), the ones that timed out
+/// among the others and could not be run again alone before time ran out (among `run`, neither
+/// passed nor failed), and why it stopped early, if the implementation gave out.
 pub(crate) struct Found {
     pub run: u64,
-    pub failing: Vec<(u64, Kind)>,
+    pub failing: Vec<(u64, Kind, Ran)>,
+    pub unconfirmed: Vec<u64>,
     pub stopped: Option<String>,
 }
 
 /// Runs sequences `0..opts.cases` of `generator` on `implementation` until `opts.findings`
 /// fail, time is up or the implementation cannot be run any more; `id` names sequence `i` as
-/// the implementation sees it.
+/// the implementation sees it; `skips_fail` as [`judge`] takes it.
 pub(crate) fn search(
     implementation: &dyn Implementation,
     generator: &Generator,
     opts: &FuzzOptions,
     progress: &(dyn Fn(u64, usize, f64) + Sync),
     id: &(dyn Fn(u64) -> String + Sync),
+    skips_fail: bool,
 ) -> Found {
     let scope = opts.scope();
     let started = Instant::now();
@@ -319,7 +345,8 @@ pub(crate) fn search(
     let batch = 64;
     let mut next = 0u64;
     let mut last_progress = started;
-    let mut failing: Vec<(u64, Kind)> = Vec::new();
+    let mut failing: Vec<(u64, Kind, Ran)> = Vec::new();
+    let mut unconfirmed = Vec::new();
     let wanted = opts.findings.max(1);
     let mut stopped = None;
     // Checked before every sequence, not only between batches: a hanging implementation makes
@@ -342,11 +369,11 @@ pub(crate) fn search(
                     }
                     let ops = generator.case(opts.seed, i);
                     let case = adhoc_case(&id(i), &ops, opts.brief_only);
-                    (i, Some(judge(implementation, &case, scope)))
+                    (i, Some(judge(implementation, &case, scope, skips_fail)))
                 })
                 .collect::<Vec<_>>()
         };
-        let mut outcomes: Vec<(u64, Run)> = match &pool {
+        let mut outcomes: Vec<(u64, (Run, Ran))> = match &pool {
             Some(pool) => pool.install(work),
             None => work(),
         }
@@ -358,20 +385,21 @@ pub(crate) fn search(
         // Timeouts are confirmed one at a time, nothing else running, once the batch is done
         // (and while there is time: an unconfirmed timeout is no finding).
         for (i, outcome) in &mut outcomes {
-            if matches!(outcome, Run::TimedOut) && !out_of_time() {
+            if matches!(outcome.0, Run::TimedOut) && !out_of_time() {
                 let ops = generator.case(opts.seed, *i);
                 let case = adhoc_case(&id(*i), &ops, opts.brief_only);
-                *outcome = match judge(implementation, &case, scope) {
-                    Run::TimedOut => Run::Found(Kind::Errored),
+                *outcome = match judge(implementation, &case, scope, skips_fail) {
+                    (Run::TimedOut, ran) => (Run::Found(Kind::Errored), ran),
                     other => other,
                 };
             }
         }
         // Failures are taken in sequence order, so the same ones are found whatever the jobs.
-        for (i, outcome) in outcomes {
+        for (i, (outcome, ran)) in outcomes {
             match outcome {
-                Run::Fine | Run::TimedOut => {}
-                Run::Found(kind) if failing.len() < wanted => failing.push((i, kind)),
+                Run::Fine => {}
+                Run::TimedOut => unconfirmed.push(i),
+                Run::Found(kind) if failing.len() < wanted => failing.push((i, kind, ran)),
                 Run::Found(_) => {}
                 Run::Stop(why) => {
                     stopped = Some(why);
@@ -388,17 +416,18 @@ pub(crate) fn search(
     Found {
         run,
         failing,
+        unconfirmed,
         stopped,
     }
 }
 
 /// Shrinks failing sequence `index` while it fails the same way, until `deadline`, into the
-/// case `id`.
+/// case `id`; `skips_fail` as [`judge`] takes it.
 pub(crate) fn shrink_finding(
     implementation: &dyn Implementation,
     generator: &Generator,
     opts: &FuzzOptions,
-    (index, kind): (u64, Kind),
+    (index, kind, skips_fail): (u64, Kind, bool),
     id: &str,
     deadline: Instant,
 ) -> Finding {
@@ -409,7 +438,7 @@ pub(crate) fn shrink_finding(
         let case = adhoc_case("shrinking", ops, opts.brief_only);
         // A brief-only finding must stay inside what the brief defines while it shrinks.
         (!opts.brief_only || in_brief_domain(&case))
-            && match judge(implementation, &case, scope) {
+            && match judge(implementation, &case, scope, skips_fail).0 {
                 Run::Found(k) => k == kind,
                 Run::TimedOut => kind == Kind::Errored,
                 Run::Fine | Run::Stop(_) => false,

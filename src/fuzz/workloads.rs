@@ -90,14 +90,26 @@ pub fn id(seed: u64, k: u64) -> String {
     format!("generated-{seed}-{k}")
 }
 
+/// How the workloads are judged.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Judging {
+    pub jobs: usize,
+    /// Keep to what the brief fixes (`--origin brief`): the generator stays inside it and
+    /// results fixed by clarifications are not compared.
+    pub brief_only: bool,
+    /// A workload the implementation skips does not fail (`--allow-skips`).
+    pub allow_skips: bool,
+}
+
 /// Runs the workloads on `implementation`, `jobs` at a time, with only the operations of the
-/// parts it declares; `brief_only` keeps them where the brief fixes every result.
-pub fn run(
-    implementation: &dyn Implementation,
-    asked: Asked,
-    jobs: usize,
-    brief_only: bool,
-) -> Workloads {
+/// parts it declares. A workload that timed out among the others and could not be run again
+/// alone before the time ran out is not run: neither passed nor failed.
+pub fn run(implementation: &dyn Implementation, asked: Asked, judging: Judging) -> Workloads {
+    let Judging {
+        jobs,
+        brief_only,
+        allow_skips,
+    } = judging;
     let opts = FuzzOptions {
         seed: asked.seed,
         cases: asked.count,
@@ -111,24 +123,37 @@ pub fn run(
     };
     let generator = opts.generator(implementation);
     let seed = asked.seed;
-    let found = search(implementation, &generator, &opts, &|_, _, _| {}, &|k| {
-        id(seed, k)
-    });
+    let skips_fail = !allow_skips;
+    let found = search(
+        implementation,
+        &generator,
+        &opts,
+        &|_, _, _| {},
+        &|k| id(seed, k),
+        skips_fail,
+    );
     let deadline = after(SHRINK_TIME);
     let failures = found
         .failing
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(n, &(k, kind))| {
+        .map(|(n, (k, kind, ran))| {
             if n < SHRUNK && Instant::now() < deadline {
-                shrunk(implementation, &generator, &opts, (k, kind), deadline)
+                shrunk(
+                    implementation,
+                    &generator,
+                    &opts,
+                    (k, kind, skips_fail),
+                    deadline,
+                )
             } else {
-                as_generated(implementation, &generator, &opts, k)
+                as_generated(implementation, &generator, &opts, k, ran)
             }
         })
         .collect();
+    let run = found.run - found.unconfirmed.len() as u64;
     let mut stopped = found.stopped;
-    if stopped.is_none() && found.run < asked.count {
+    if stopped.is_none() && run < asked.count {
         stopped = Some(match crate::interrupt::reason() {
             Some(why) => why,
             None => format!(
@@ -139,7 +164,7 @@ pub fn run(
     }
     Workloads {
         asked,
-        run: found.run,
+        run,
         failures,
         stopped,
     }
@@ -150,14 +175,14 @@ fn shrunk(
     implementation: &dyn Implementation,
     generator: &super::Generator,
     opts: &FuzzOptions,
-    (k, kind): (u64, Kind),
+    (k, kind, skips_fail): (u64, Kind, bool),
     deadline: Instant,
 ) -> Generated {
     let f = shrink_finding(
         implementation,
         generator,
         opts,
-        (k, kind),
+        (k, kind, skips_fail),
         &id(opts.seed, k),
         deadline,
     );
@@ -177,12 +202,14 @@ fn shrunk(
     }
 }
 
-/// A failing workload past the ones shrunk, as generated.
+/// A failing workload past the ones shrunk, as generated, with what it gave then: not run
+/// again, which would cost a timeout for each one of an implementation that hangs.
 fn as_generated(
     implementation: &dyn Implementation,
     generator: &super::Generator,
     opts: &FuzzOptions,
     k: u64,
+    ran: Ran,
 ) -> Generated {
     let ops = generator.case(opts.seed, k);
     let case = named(
@@ -190,7 +217,6 @@ fn as_generated(
         opts.seed,
         k,
     );
-    let ran = crate::runner::run(implementation, &case);
     let verdict = judged(implementation, opts, &case, &ran);
     let how = format!(
         "{} operations, not shrunk (only the first {SHRUNK} failures are)",
@@ -243,6 +269,11 @@ fn explained(case: &Case, verdict: Verdict, how: &str, seed: u64, k: u64) -> Ver
         Verdict::Failed(report) => Verdict::Failed(head + &report),
         Verdict::Errored(report) => Verdict::Errored(head + &report),
         Verdict::NotRun(why) => Verdict::NotRun(why),
+        // Generated workloads hold operations of declared parts only: a skip is no pass.
+        Verdict::Skipped(reason) => Verdict::Errored(format!(
+            "{head}the implementation skipped it ({reason}): a workload of the parts it \
+             declares, skipped, is not passed (--allow-skips accepts it)"
+        )),
         other => Verdict::Failed(format!(
             "{head}it failed when first run, and gave `{}` when run again: the implementation \
              is not deterministic",
