@@ -123,6 +123,14 @@ pub(super) fn generate(opts: &CheckOptions, g: &mut Graded) {
     let Some(asked) = opts.generated else {
         return;
     };
+    // The run's progress line is gone by now: one line of its own while the workloads run.
+    if opts.progress {
+        eprint!(
+            "\r\x1b[Khookcheck: {} generated workloads on {}…",
+            asked.count,
+            report::inert::terminal_line(&report::inert::clip(&g.entry.name, 60))
+        );
+    }
     let interrupted = crate::interrupt::reason();
     g.apart.generated = Some(match &g.started {
         // After Ctrl-C nothing more starts: every workload is not run.
@@ -148,4 +156,7 @@ pub(super) fn generate(opts: &CheckOptions, g: &mut Graded) {
             stopped: Some("the implementation could not start".to_string()),
         },
     });
+    if opts.progress {
+        eprint!("\r\x1b[K");
+    }
 }
