@@ -5,16 +5,21 @@
 use crate::case::{Case, Recorded};
 use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
+use crate::fuzz::workloads::Asked;
 use crate::grade::{Graded, run_all_streaming, start};
 use crate::manifest::Entry;
 use crate::outputs::{Input, command_paths};
 use crate::provenance::Provenance;
-use crate::report::{self, Style, Tally};
+use crate::report::{self, HiddenDetail, Style, Tally};
 use crate::runner::{Selection, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
+
+mod apart;
+
+use apart::{Cases, generate, header as apart_header, hidden};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -24,6 +29,13 @@ pub enum Format {
 
 pub struct CheckOptions {
     pub cases: Sources,
+    /// A grader's folder of hidden cases (`--hidden`): run besides the selected public cases
+    /// and reported apart.
+    pub hidden: Option<PathBuf>,
+    /// What the report files show of a failing hidden case (`--hidden-detail`).
+    pub hidden_detail: HiddenDetail,
+    /// Random workloads judged against the reference (`--generated N --seed S`).
+    pub generated: Option<Asked>,
     /// The manifest the implementations come from, if any: an input no report may overwrite.
     pub manifest: Option<PathBuf>,
     /// The implementations to check: the built-in reference when none is given.
@@ -61,7 +73,12 @@ fn io(e: std::io::Error) -> ConfigError {
 /// Runs the check and writes its report; `Ok(true)` when every implementation passed (failures
 /// it is expected to have allowed).
 pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
-    let (cases, known) = select(opts)?;
+    let (mut cases, mut known) = select(opts)?;
+    let public = cases.len();
+    let hidden = hidden(opts)?;
+    known.extend(hidden.iter().map(Case::name));
+    // The hidden cases follow the public ones: one run, split apart after (`Graded::set_apart`).
+    cases.extend(hidden);
     let mut entries = opts.entries.clone();
     if entries.is_empty() {
         entries.push(Entry::reference());
@@ -101,8 +118,13 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         })
         .collect();
     let started_at = Instant::now();
-    // Taken now, so that `started` is when the run started.
-    let provenance = provenance(opts, &cases);
+    // Taken now, so that `started` is when the run started. Of the public cases only: the
+    // digest of the hidden ones would tell a submitter when they change.
+    let provenance = provenance(opts, &cases[..public]);
+    let cases = Cases {
+        all: &cases,
+        public,
+    };
     // A reader that stopped early (`| head`) does not change the verdict.
     let out = &mut Lenient(out);
     if entries.len() == 1 {
@@ -114,7 +136,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             opts,
             entries.remove(0),
             expected,
-            &cases,
+            cases,
             (started_at, provenance),
             out,
         )
@@ -124,7 +146,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             entries,
             expectations,
             unknown,
-            &cases,
+            cases,
             (started_at, provenance),
             out,
         )
@@ -231,10 +253,11 @@ fn one(
     opts: &CheckOptions,
     entry: Entry,
     expected: Expected,
-    cases: &[Case],
+    all: Cases,
     (started_at, mut provenance): (Instant, Provenance),
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
+    let cases = all.public();
     let started = start(&entry).map_err(ConfigError)?;
     let scope = opts.selection.scope();
     let style = Style { color: opts.color };
@@ -262,6 +285,10 @@ fn one(
                 opts.jobs
             )
             .map_err(io)?;
+            let apart = apart_header(opts, all);
+            if !apart.is_empty() {
+                writeln!(out, "{apart}\n").map_err(io)?;
+            }
             if let Some(warning) = &started.warning {
                 let warning = report::inert::terminal(warning);
                 writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
@@ -269,32 +296,45 @@ fn one(
         }
         Format::Json => {
             let describe = report::inert::clip(&started.describe, report::inert::LINE_LIMIT);
-            let start = serde_json::json!({"event": "start", "implementation": describe,
+            let mut start = serde_json::json!({"event": "start", "implementation": describe,
                 "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope_word});
+            if opts.hidden.is_some() {
+                start["hidden"] = all.hidden().into();
+            }
+            if let Some(asked) = opts.generated {
+                start["generated"] =
+                    serde_json::json!({"workloads": asked.count, "seed": asked.seed});
+            }
             writeln!(out, "{}", start_event(start, &provenance)).map_err(io)?;
         }
     }
     let (numbers, declared) = (started.numbers, started.parts.clone());
-    let mut graded = run_with_progress(opts, vec![(entry, Some(started))], cases);
-    let seconds = started_at.elapsed().as_secs_f64();
-    provenance.seconds = seconds;
+    let mut graded = run_with_progress(opts, vec![(entry, Some(started))], all.all);
     let Some(mut g) = graded.pop() else {
         return Err(ConfigError("the run gave no result".to_string()));
     };
-    // A report that cannot be written is told after the others and the human report, which
-    // are written all the same: a run is never lost to one bad path.
-    let mut unwritten = Vec::new();
-    if let Some(path) = &opts.write_expectations {
-        let raw = g.verdicts(cases, scope);
-        unwritten
-            .extend(write_new(path, &Expectations::from_failures(cases, &raw).to_toml()).err());
-    }
     let Expected {
         expectations,
         unknown,
     } = expected;
     g.expectations = expectations;
     g.scope = scope;
+    g.set_apart(all.all, all.public);
+    generate(opts, &mut g);
+    let seconds = started_at.elapsed().as_secs_f64();
+    provenance.seconds = seconds;
+    // A report that cannot be written is told after the others and the human report, which
+    // are written all the same: a run is never lost to one bad path.
+    let mut unwritten = Vec::new();
+    if let Some(path) = &opts.write_expectations {
+        let raw = Graded {
+            expectations: None,
+            ..g.clone()
+        }
+        .verdicts(cases, scope);
+        unwritten
+            .extend(write_new(path, &Expectations::from_failures(cases, &raw).to_toml()).err());
+    }
     let verdicts = g.judged(cases);
     let offered = report::Offered {
         parts: &declared,
@@ -303,7 +343,8 @@ fn one(
     let mut total = Tally::default();
     verdicts.iter().for_each(|v| total.add(v));
     let passed = total.success(opts.allow_skips)
-        && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty()));
+        && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty()))
+        && g.apart.success(opts.allow_skips);
     g.passed = passed;
     unwritten.extend(write_files(
         opts,
@@ -318,6 +359,12 @@ fn one(
             for (c, v) in cases.iter().zip(&verdicts) {
                 write!(out, "{}", report::human_case(c, v, style, opts.verbose)).map_err(io)?;
             }
+            write!(
+                out,
+                "{}",
+                report::human_apart(&g.apart, style, opts.verbose)
+            )
+            .map_err(io)?;
             for name in &unknown {
                 writeln!(
                     out,
@@ -344,6 +391,13 @@ fn one(
             if let Some(why) = total.why_not_passed(opts.allow_skips) {
                 notes.push(style.warn(&format!("not passed: {why}")));
             }
+            notes.extend(report::apart_lines(&g.apart, style));
+            if total.success(opts.allow_skips) && !g.apart.success(opts.allow_skips) {
+                notes.push(style.warn(
+                    "not passed: the public cases pass, and what was checked apart from them \
+                     fails (above): cases the implementation never saw",
+                ));
+            }
             write!(
                 out,
                 "{}",
@@ -357,10 +411,13 @@ fn one(
             {
                 writeln!(out, "{}", report::json_case(c, v, ran, scope, *slow)).map_err(io)?;
             }
+            for event in report::json::apart_cases(&g.apart, scope) {
+                writeln!(out, "{}", report::json::line(&event)).map_err(io)?;
+            }
             writeln!(
                 out,
                 "{}",
-                report::json_summary(cases, &verdicts, &offered, passed, &provenance)
+                report::json_summary(cases, &verdicts, &offered, passed, &provenance, &g.apart)
             )
             .map_err(io)?;
         }
@@ -498,10 +555,11 @@ fn many(
     entries: Vec<Entry>,
     expectations: Vec<Option<Expectations>>,
     unknown: Vec<Vec<String>>,
-    cases: &[Case],
+    all: Cases,
     (started_at, mut provenance): (Instant, Provenance),
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
+    let cases = all.public();
     let style = Style { color: opts.color };
     let count = entries.len();
     match opts.format {
@@ -512,33 +570,53 @@ fn many(
             report::inert::terminal_line(&opts.cases.describe()),
             opts.jobs
         )
+        .and_then(|()| {
+            let apart = apart_header(opts, all);
+            if apart.is_empty() {
+                Ok(())
+            } else {
+                writeln!(out, "{apart}\n")
+            }
+        })
         .map_err(io)?,
         Format::Json => {
-            let start = serde_json::json!({"event": "start", "implementations": count,
+            let mut start = serde_json::json!({"event": "start", "implementations": count,
                 "cases": cases.len(), "jobs": opts.jobs, "scope": provenance.scope});
+            if opts.hidden.is_some() {
+                start["hidden"] = all.hidden().into();
+            }
+            if let Some(asked) = opts.generated {
+                start["generated"] =
+                    serde_json::json!({"workloads": asked.count, "seed": asked.seed});
+            }
             writeln!(out, "{}", start_event(start, &provenance)).map_err(io)?;
             out.flush().map_err(io)?;
         }
     }
     // The verdict on an implementation, as every report tells it: expectations, scope, `--strict`
-    // and `--allow-skips` applied.
+    // and `--allow-skips` applied, its hidden cases set apart and its generated workloads run.
+    // Once per implementation: the workloads take time.
     let settle = |i: usize, g: &mut Graded| {
         g.expectations = expectations.get(i).cloned().flatten();
         g.scope = opts.selection.scope();
+        g.set_apart(all.all, all.public);
+        generate(opts, g);
         let unknown = unknown.get(i).is_none_or(Vec::is_empty);
         g.passed = g.started.is_ok()
             && report::implementation_success(cases, g, opts.strict, opts.allow_skips)
-            && (!opts.strict || unknown);
+            && (!opts.strict || unknown)
+            && g.apart.success(opts.allow_skips);
     };
     let entries = entries.into_iter().map(|e| (e, None)).collect();
-    let (mut graded, streamed) = if opts.format == Format::Json {
-        stream(opts, entries, cases, &settle, out)
+    let (graded, streamed) = if opts.format == Format::Json {
+        stream(opts, entries, all.all, cases, &settle, out)
     } else {
-        (run_with_progress(opts, entries, cases), Ok(()))
+        let mut graded = run_with_progress(opts, entries, all.all);
+        for (i, g) in graded.iter_mut().enumerate() {
+            settle(i, g);
+        }
+        (graded, Ok(()))
     };
-    for (i, g) in graded.iter_mut().enumerate() {
-        settle(i, g);
-    }
     let seconds = started_at.elapsed().as_secs_f64();
     provenance.seconds = seconds;
     let passed: Vec<bool> = graded.iter().map(|g| g.passed).collect();
@@ -589,18 +667,22 @@ fn many(
 /// Runs every case of many implementations, writing each one's `implementation` event as soon
 /// as its verdict is final (`settle` makes it so) while the others run. A write that fails stops
 /// the stream, not the run: the error is returned beside the results.
+/// `all` are the cases run, `cases` the public ones the events list. What is returned is
+/// settled, each implementation once.
 fn stream(
     opts: &CheckOptions,
     entries: Vec<(Entry, Option<crate::grade::Started>)>,
+    all: &[Case],
     cases: &[Case],
-    settle: &impl Fn(usize, &mut Graded),
+    settle: &(impl Fn(usize, &mut Graded) + Sync),
     out: &mut impl Write,
 ) -> (Vec<Graded>, std::io::Result<()>) {
     let (sender, finished) = std::sync::mpsc::channel::<(usize, Graded)>();
     let mut written = Ok(());
+    let mut settled: Vec<Option<Graded>> = Vec::new();
     let graded = std::thread::scope(|s| {
         let run = s.spawn(move || {
-            run_streaming(opts, entries, cases, &move |i, g| {
+            run_streaming(opts, entries, all, &move |i, g| {
                 let _ = sender.send((i, g));
             })
         });
@@ -611,13 +693,29 @@ fn stream(
                 let event = report::json_implementation(cases, &g, i);
                 written = writeln!(out, "{event}").and_then(|()| out.flush());
             }
+            if settled.len() <= i {
+                settled.resize_with(i + 1, || None);
+            }
+            settled[i] = Some(g);
         }
         run.join()
     });
-    (
-        graded.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        written,
-    )
+    let graded = graded.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+    // Every implementation is handed over once; one that was not is settled here.
+    let graded = graded
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut g)| {
+            settled
+                .get_mut(i)
+                .and_then(Option::take)
+                .unwrap_or_else(|| {
+                    settle(i, &mut g);
+                    g
+                })
+        })
+        .collect();
+    (graded, written)
 }
 
 /// The report files asked for: JUnit, markdown, HTML. `verdicts` are the one implementation's,
@@ -637,10 +735,23 @@ fn write_files(
             failed.push(ConfigError(e));
         }
     };
+    let detail = opts.hidden_detail;
     if let Some(path) = &opts.junit {
         let xml = match verdicts {
-            Some(v) => report::junit(cases, v, seconds),
-            None => report::junit_many(cases, graded, seconds),
+            Some(v) => {
+                let apart: String = graded
+                    .iter()
+                    .map(|g| report::apart::junit(g, detail, None))
+                    .collect();
+                report::junit(cases, v, seconds, &apart)
+            }
+            None => {
+                let apart: String = graded
+                    .iter()
+                    .map(|g| report::apart::junit(g, detail, Some(&g.entry.name)))
+                    .collect();
+                report::junit_many(cases, graded, seconds, &apart)
+            }
         };
         write(path, xml);
     }
@@ -655,6 +766,7 @@ fn write_files(
                 graded,
                 "hookcheck: implementations × cases",
                 provenance,
+                &report::apart::html(graded, detail),
             ),
         );
     }

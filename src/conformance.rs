@@ -259,6 +259,7 @@ impl Suite {
                 expectations: None,
                 scope,
                 passed: conclusion.num_failed == 0,
+                apart: Default::default(),
             };
             let grade = graded.grade(&cases);
             println!(

@@ -6,6 +6,7 @@
 use crate::case::{Case, Origin, Part};
 use crate::compare::{Numbers, Scope};
 use crate::expect::Expectations;
+use crate::fuzz::workloads::{Asked, Judging, Workloads};
 use crate::implementation::{Failure, Implementation, Reference, Subprocess};
 use crate::manifest::Entry;
 use crate::progress::Progress;
@@ -60,6 +61,74 @@ pub struct Graded {
     pub scope: Scope,
     /// The run's verdict on it (expectations, `--strict`, `--allow-skips` applied), once known.
     pub passed: bool,
+    /// What it gave on the grader's hidden cases and generated workloads, graded apart from
+    /// the public corpus (which `ran` covers alone once [`Graded::set_apart`] has run).
+    pub apart: Apart,
+}
+
+/// An implementation's results apart from the public corpus: cases its author never saw.
+#[derive(Clone, Default)]
+pub struct Apart {
+    /// The grader's hidden cases (`--hidden`), each judged as the public ones are.
+    pub hidden: Vec<Outcome>,
+    /// The generated workloads (`--generated`), when asked for.
+    pub generated: Option<Workloads>,
+}
+
+/// A hidden case and what the implementation made of it.
+#[derive(Clone)]
+pub struct Outcome {
+    pub case: Case,
+    pub ran: Ran,
+    pub verdict: Verdict,
+}
+
+impl Apart {
+    /// The hidden cases' counts.
+    pub fn hidden_tally(&self) -> crate::report::Tally {
+        let mut t = crate::report::Tally::default();
+        self.hidden.iter().for_each(|o| t.add(&o.verdict));
+        t
+    }
+
+    /// Whether nothing apart fails: no hidden case fails, errors or is not run (nor skipped,
+    /// unless `allow_skips`), and every generated workload ran and passed.
+    pub fn success(&self, allow_skips: bool) -> bool {
+        let t = self.hidden_tally();
+        t.failed + t.errored + t.not_run == 0
+            && (allow_skips || t.skipped == 0)
+            && self.generated.as_ref().is_none_or(Workloads::success)
+    }
+
+    /// `hidden cases: X passed, Y failed`, the other counts after when there are any; `None`
+    /// without hidden cases.
+    pub fn hidden_line(&self) -> Option<String> {
+        if self.hidden.is_empty() {
+            return None;
+        }
+        let t = self.hidden_tally();
+        let others: Vec<String> = [
+            (t.errored, "errored"),
+            (t.not_run, "not run"),
+            (t.skipped, "skipped"),
+            (t.not_applicable, "not applicable"),
+            (t.expected_failures, "failed as expected"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        let others = if others.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", others.join(", "))
+        };
+        Some(format!(
+            "hidden cases: {} passed, {} failed{others}",
+            t.passed + t.unexpected_passes,
+            t.failed + t.errored + t.not_run + t.skipped
+        ))
+    }
 }
 
 /// What is kept of a started implementation once its processes are gone.
@@ -89,6 +158,28 @@ impl Graded {
             Some(e) => e.apply(cases, verdicts),
             None => verdicts,
         }
+    }
+
+    /// Moves the results of the cases from `public` on (the hidden ones, which follow the
+    /// public cases in `cases`) into [`Apart::hidden`], judged with the expectations and scope
+    /// set; `ran` and `slow` keep the public cases only.
+    pub fn set_apart(&mut self, cases: &[Case], public: usize) {
+        if cases.len() <= public || self.ran.len() != cases.len() {
+            return;
+        }
+        let verdicts = self.judged(cases);
+        let ran = self.ran.split_off(public);
+        self.slow.truncate(public);
+        self.apart.hidden = cases[public..]
+            .iter()
+            .zip(ran)
+            .zip(verdicts.into_iter().skip(public))
+            .map(|((case, ran), verdict)| Outcome {
+                case: case.clone(),
+                ran,
+                verdict,
+            })
+            .collect();
     }
 
     /// The verdicts in the run's scope, expectations applied: what every report shows.
@@ -357,6 +448,29 @@ impl Grade {
     }
 }
 
+/// Runs the generated workloads on a fresh start of `entry`'s implementation, then ends its
+/// processes. One that cannot start runs none: every workload is reported not run.
+pub fn generate(entry: &Entry, asked: Asked, judging: Judging) -> Workloads {
+    match start(entry) {
+        Ok(started) => {
+            let workloads =
+                crate::fuzz::workloads::run(started.implementation.as_ref(), asked, judging);
+            // A late fault (a second answer) is not told apart here: the workload already ran.
+            let _ = started.implementation.finish();
+            workloads
+        }
+        Err(why) => Workloads {
+            asked,
+            run: 0,
+            failures: Vec::new(),
+            stopped: Some(format!(
+                "could not start: {}",
+                why.lines().next().unwrap_or("")
+            )),
+        },
+    }
+}
+
 /// Where one implementation stands during the run.
 struct Slot {
     entry: Entry,
@@ -482,6 +596,7 @@ impl Slot {
             expectations: None,
             scope: Scope::FULL,
             passed: false,
+            apart: Apart::default(),
         }
     }
 

@@ -399,3 +399,69 @@ fn terminate(child: &std::process::Child) {
         .args(["-TERM", &child.id().to_string()])
         .status();
 }
+
+/// A hidden case (the brief's worked example under another id) in a folder of its own.
+fn hidden_folder(test: &str) -> std::path::PathBuf {
+    let dir = common::fresh(&format!("events-hidden-{test}"));
+    let example = std::fs::read_to_string(root().join("cases/retries/worked-example.yaml"))
+        .expect("the worked example");
+    let hidden = example.replace("id: brief-worked-example", "id: grader-worked-example");
+    assert_ne!(hidden, example);
+    std::fs::write(dir.join("hidden.yaml"), hidden).expect("hidden case");
+    dir
+}
+
+#[test]
+fn hidden_cases_and_generated_workloads_match_the_schema() {
+    let hidden = hidden_folder("one");
+    let hidden = hidden.to_str().expect("utf-8 path");
+    let apart = ["--hidden", hidden, "--generated", "30", "--seed", "4"];
+    let one = [
+        &[
+            "check",
+            "--impl",
+            "tests/fakes/subtle_bug.py",
+            "--format",
+            "json",
+        ][..],
+        &apart,
+    ]
+    .concat();
+    let out = hookcheck(&one);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let events = validated(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(events[0]["hidden"], 1);
+    let groups: Vec<&Value> = events.iter().map(|e| &e["group"]).collect();
+    assert!(groups.contains(&&json!("hidden")), "{events:?}");
+    assert!(
+        groups.contains(&&json!("generated")),
+        "the planted bug fails a workload"
+    );
+    let summary = events.last().expect("a summary");
+    assert_eq!(summary["hidden"]["passed"], 1);
+    assert_eq!(summary["generated"]["workloads"], 30);
+
+    let many = [
+        &[
+            "check",
+            "--impl",
+            "tests/fakes/subtle_bug.py",
+            "--impl",
+            "exit 3",
+            "--format",
+            "json",
+        ][..],
+        &apart,
+    ]
+    .concat();
+    let out = hookcheck(&many);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let events = validated(&String::from_utf8_lossy(&out.stdout));
+    let dead = events
+        .iter()
+        .find(|e| e["event"] == "implementation" && e["started"] == false)
+        .expect("the dead one");
+    assert_eq!(dead["generated"]["run"], 0);
+    assert_eq!(dead["generated"]["not_run"], 30);
+    assert_eq!(dead["hidden"]["not_run"], 1);
+}

@@ -5,6 +5,7 @@
 mod generate;
 pub mod out;
 mod shrink;
+pub mod workloads;
 
 pub use generate::Generator;
 pub use shrink::shrink;
@@ -15,7 +16,7 @@ use crate::corpus::clarification_behind;
 use crate::implementation::Failure;
 use crate::implementation::Implementation;
 use crate::record::{Draft, case_file, infer_part};
-use crate::runner::{Ran, Verdict, check, run};
+use crate::runner::{Ran, Verdict, run};
 use rayon::prelude::*;
 use serde_json::Value;
 use std::path::Path;
@@ -54,7 +55,8 @@ pub struct Finding {
     pub shrink_seconds: f64,
     /// The shrunk case with the reference's results as expectations.
     pub case: Case,
-    /// What the implementation made of the shrunk case.
+    /// What the implementation answered to the shrunk case, and what that makes it.
+    pub ran: Ran,
     pub verdict: Verdict,
 }
 
@@ -260,20 +262,30 @@ enum Run {
     TimedOut,
 }
 
-fn judge(implementation: &dyn Implementation, case: &Case, scope: Scope) -> Run {
+/// What a sequence gave, and what the implementation answered. With `skips_fail` (a grade, not
+/// a search for bugs), a sequence the implementation skips is a failure, of the kind `Errored`.
+fn judge(
+    implementation: &dyn Implementation,
+    case: &Case,
+    scope: Scope,
+    skips_fail: bool,
+) -> (Run, Ran) {
     let ran = run(implementation, case);
     if matches!(ran, Ran::Failed(Failure::TimedOut { .. })) {
-        return Run::TimedOut;
+        return (Run::TimedOut, ran);
     }
-    match crate::runner::judge(case, &ran, scope.with_numbers(implementation.numbers())) {
-        Verdict::Passed
-        | Verdict::Skipped(_)
-        | Verdict::NotApplicable(_)
-        | Verdict::UnexpectedPass { .. } => Run::Fine,
-        Verdict::Failed(_) | Verdict::ExpectedFailure { .. } => Run::Found(Kind::Mismatch),
-        Verdict::Errored(_) => Run::Found(Kind::Errored),
-        Verdict::NotRun(why) => Run::Stop(why),
-    }
+    let outcome =
+        match crate::runner::judge(case, &ran, scope.with_numbers(implementation.numbers())) {
+            Verdict::Skipped(_) if skips_fail => Run::Found(Kind::Errored),
+            Verdict::Passed
+            | Verdict::Skipped(_)
+            | Verdict::NotApplicable(_)
+            | Verdict::UnexpectedPass { .. } => Run::Fine,
+            Verdict::Failed(_) | Verdict::ExpectedFailure { .. } => Run::Found(Kind::Mismatch),
+            Verdict::Errored(_) => Run::Found(Kind::Errored),
+            Verdict::NotRun(why) => Run::Stop(why),
+        };
+    (outcome, ran)
 }
 
 /// Runs the fuzzer; `progress` is called a few times a second with (sequences run, failures
@@ -283,11 +295,64 @@ pub fn fuzz(
     opts: &FuzzOptions,
     progress: &(dyn Fn(u64, usize, f64) + Sync),
 ) -> Report {
-    let generator = Generator {
-        max_ops: opts.max_ops,
-        parts: implementation.parts(),
-        brief_only: opts.brief_only,
-    };
+    let generator = opts.generator(implementation);
+    let started = Instant::now();
+    let found = search(
+        implementation,
+        &generator,
+        opts,
+        progress,
+        &|i| format!("fuzz-{i}"),
+        false,
+    );
+    let failures = found.failing.len();
+    let deadline = after(opts.shrink_time);
+    let finding = found
+        .failing
+        .into_iter()
+        .map(|(i, kind, _)| {
+            let id = format!("fuzz-{}-{i}", opts.seed);
+            shrink_finding(
+                implementation,
+                &generator,
+                opts,
+                (i, kind, false),
+                &id,
+                deadline,
+            )
+        })
+        .min_by_key(|f| (f.shrunk.len(), f.index));
+    Report {
+        cases_run: found.run,
+        seconds: started.elapsed().as_secs_f64(),
+        finding,
+        failures,
+        stopped: found.stopped,
+    }
+}
+
+/// What [`search`] found: how many sequences ran, the failing ones (lowest numbers first, at
+/// most `opts.findings`, each with what the implementation answered), the ones that timed out
+/// among the others and could not be run again alone before time ran out (among `run`, neither
+/// passed nor failed), and why it stopped early, if the implementation gave out.
+pub(crate) struct Found {
+    pub run: u64,
+    pub failing: Vec<(u64, Kind, Ran)>,
+    pub unconfirmed: Vec<u64>,
+    pub stopped: Option<String>,
+}
+
+/// Runs sequences `0..opts.cases` of `generator` on `implementation` until `opts.findings`
+/// fail, time is up or the implementation cannot be run any more; `id` names sequence `i` as
+/// the implementation sees it; `skips_fail` as [`judge`] takes it.
+pub(crate) fn search(
+    implementation: &dyn Implementation,
+    generator: &Generator,
+    opts: &FuzzOptions,
+    progress: &(dyn Fn(u64, usize, f64) + Sync),
+    id: &(dyn Fn(u64) -> String + Sync),
+    skips_fail: bool,
+) -> Found {
     let scope = opts.scope();
     let parts = &generator.parts;
     let started = Instant::now();
@@ -300,7 +365,8 @@ pub fn fuzz(
     let batch = 64;
     let mut next = 0u64;
     let mut last_progress = started;
-    let mut failing: Vec<(u64, Kind)> = Vec::new();
+    let mut failing: Vec<(u64, Kind, Ran)> = Vec::new();
+    let mut unconfirmed = Vec::new();
     let wanted = opts.findings.max(1);
     let mut stopped = None;
     // Checked before every sequence, not only between batches: a hanging implementation makes
@@ -322,12 +388,12 @@ pub fn fuzz(
                         return (i, None);
                     }
                     let ops = generator.sequence(opts.seed, i);
-                    let case = adhoc_case_for(&format!("fuzz-{i}"), &ops, opts.brief_only, parts);
-                    (i, Some(judge(implementation, &case, scope)))
+                    let case = adhoc_case_for(&id(i), &ops, opts.brief_only, parts);
+                    (i, Some(judge(implementation, &case, scope, skips_fail)))
                 })
                 .collect::<Vec<_>>()
         };
-        let mut outcomes: Vec<(u64, Run)> = match &pool {
+        let mut outcomes: Vec<(u64, (Run, Ran))> = match &pool {
             Some(pool) => pool.install(work),
             None => work(),
         }
@@ -339,20 +405,21 @@ pub fn fuzz(
         // Timeouts are confirmed one at a time, nothing else running, once the batch is done
         // (and while there is time: an unconfirmed timeout is no finding).
         for (i, outcome) in &mut outcomes {
-            if matches!(outcome, Run::TimedOut) && !out_of_time() {
+            if matches!(outcome.0, Run::TimedOut) && !out_of_time() {
                 let ops = generator.sequence(opts.seed, *i);
-                let case = adhoc_case_for(&format!("fuzz-{i}"), &ops, opts.brief_only, parts);
-                *outcome = match judge(implementation, &case, scope) {
-                    Run::TimedOut => Run::Found(Kind::Errored),
+                let case = adhoc_case_for(&id(*i), &ops, opts.brief_only, parts);
+                *outcome = match judge(implementation, &case, scope, skips_fail) {
+                    (Run::TimedOut, ran) => (Run::Found(Kind::Errored), ran),
                     other => other,
                 };
             }
         }
         // Failures are taken in sequence order, so the same ones are found whatever the jobs.
-        for (i, outcome) in outcomes {
+        for (i, (outcome, ran)) in outcomes {
             match outcome {
-                Run::Fine | Run::TimedOut => {}
-                Run::Found(kind) if failing.len() < wanted => failing.push((i, kind)),
+                Run::Fine => {}
+                Run::TimedOut => unconfirmed.push(i),
+                Run::Found(kind) if failing.len() < wanted => failing.push((i, kind, ran)),
                 Run::Found(_) => {}
                 Run::Stop(why) => {
                     stopped = Some(why);
@@ -366,27 +433,22 @@ pub fn fuzz(
             last_progress = Instant::now();
         }
     }
-    let failures = failing.len();
-    let deadline = after(opts.shrink_time);
-    let finding = failing
-        .into_iter()
-        .map(|(i, kind)| shrink_finding(implementation, &generator, opts, i, kind, deadline))
-        .min_by_key(|f| (f.shrunk.len(), f.index));
-    Report {
-        cases_run: run,
-        seconds: started.elapsed().as_secs_f64(),
-        finding,
-        failures,
+    Found {
+        run,
+        failing,
+        unconfirmed,
         stopped,
     }
 }
 
-fn shrink_finding(
+/// Shrinks failing sequence `index` while it fails the same way, until `deadline`, into the
+/// case `id`; `skips_fail` as [`judge`] takes it.
+pub(crate) fn shrink_finding(
     implementation: &dyn Implementation,
     generator: &Generator,
     opts: &FuzzOptions,
-    index: u64,
-    kind: Kind,
+    (index, kind, skips_fail): (u64, Kind, bool),
+    id: &str,
     deadline: Instant,
 ) -> Finding {
     let original = generator.sequence(opts.seed, index);
@@ -397,7 +459,7 @@ fn shrink_finding(
         let case = adhoc_case_for("shrinking", ops, opts.brief_only, parts);
         // A brief-only finding must stay inside what the brief defines while it shrinks.
         (!opts.brief_only || in_brief_domain(&case))
-            && match judge(implementation, &case, scope) {
+            && match judge(implementation, &case, scope, skips_fail).0 {
                 Run::Found(k) => k == kind,
                 Run::TimedOut => kind == Kind::Errored,
                 Run::Fine | Run::Stop(_) => false,
@@ -405,13 +467,9 @@ fn shrink_finding(
     };
     let shrunk = shrink(original.clone(), &mut fails, deadline);
     let shrink_seconds = started.elapsed().as_secs_f64();
-    let case = adhoc_case_for(
-        &format!("fuzz-{}-{index}", opts.seed),
-        &shrunk,
-        opts.brief_only,
-        parts,
-    );
-    let verdict = check(implementation, &case, scope);
+    let case = adhoc_case_for(id, &shrunk, opts.brief_only, parts);
+    let ran = run(implementation, &case);
+    let verdict = crate::runner::judge(&case, &ran, scope.with_numbers(implementation.numbers()));
     Finding {
         index,
         kind,
@@ -419,6 +477,7 @@ fn shrink_finding(
         shrunk,
         shrink_seconds,
         case,
+        ran,
         verdict,
     }
 }
@@ -433,6 +492,15 @@ fn after(wait: Duration) -> Instant {
 }
 
 impl FuzzOptions {
+    /// The generator for `implementation`: only operations of the parts it declares.
+    pub(crate) fn generator(&self, implementation: &dyn Implementation) -> Generator {
+        Generator {
+            max_ops: self.max_ops,
+            parts: implementation.parts(),
+            brief_only: self.brief_only,
+        }
+    }
+
     fn scope(&self) -> Scope {
         if self.brief_only {
             Scope::BRIEF
@@ -639,6 +707,7 @@ mod tests {
                 original: ops.clone(),
                 shrunk: ops,
                 shrink_seconds: 0.0,
+                ran: Ran::Results(Vec::new()),
                 verdict: Verdict::Failed(crate::compare::render(
                     &case,
                     &[json!(true), json!(["x #1 200 delivered"])],

@@ -148,6 +148,20 @@ pub fn human(
             );
         }
     }
+    // What each implementation made of the cases graded apart: a line each, the failures
+    // themselves with --verbose.
+    let apart: Vec<String> = graded
+        .iter()
+        .zip(&shown)
+        .flat_map(|(g, shown)| {
+            super::apart::lines(&g.apart, style)
+                .into_iter()
+                .map(move |line| format!("{:<width$}  {line}", name(shown)))
+        })
+        .collect();
+    if !apart.is_empty() {
+        let _ = write!(out, "\n{}\n", apart.join("\n"));
+    }
     if verbose {
         for (g, shown) in graded.iter().zip(&shown) {
             for (c, v) in cases.iter().zip(g.judged(cases)) {
@@ -155,6 +169,10 @@ pub fn human(
                 if !text.is_empty() {
                     let _ = write!(out, "\n[{shown}] {text}");
                 }
+            }
+            let text = super::apart::human(&g.apart, style, false);
+            if !text.is_empty() {
+                let _ = write!(out, "\n[{shown}]{text}");
             }
         }
     }
@@ -241,7 +259,7 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
         .filter(|p| grade.not_implemented(*p))
         .map(|p| Part::ALL[p].as_str())
         .collect();
-    super::json::line(&json!({
+    let mut event = json!({
         "event": "implementation",
         "index": index,
         "name": clip(&g.entry.name, LINE_LIMIT),
@@ -257,5 +275,21 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
         "cases": cases.iter().zip(&verdicts).zip(g.ran.iter().zip(&g.slow))
             .map(|((c, v), (ran, slow))| super::json::case(c, v, ran, scope, *slow))
             .collect::<Vec<Value>>(),
-    }))
+    });
+    super::json::apart_fields(&mut event, &g.apart);
+    let apart = super::json::apart_cases(&g.apart, scope);
+    if !apart.is_empty() {
+        // The same case fields as `cases`, without the `event` a single run's events carry.
+        event["apart"] = apart
+            .into_iter()
+            .map(|mut c| {
+                if let Value::Object(fields) = &mut c {
+                    fields.remove("event");
+                }
+                c
+            })
+            .collect::<Vec<Value>>()
+            .into();
+    }
+    super::json::line(&event)
 }

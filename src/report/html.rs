@@ -23,6 +23,7 @@ pub fn html(
     graded: &[Graded],
     title: &str,
     provenance: &crate::provenance::Provenance,
+    apart: &str,
 ) -> String {
     let verdicts: Vec<Vec<Verdict>> = graded.iter().map(|g| g.judged(cases)).collect();
     let mut out = String::with_capacity(64 << 10);
@@ -42,6 +43,9 @@ pub fn html(
         esc(&provenance.line())
     );
     grade_table(&mut out, cases, graded);
+    // Next to the grade, which counts them: the hidden cases and generated workloads
+    // (`apart::html`, which makes every text in it inert).
+    out.push_str(apart);
     let dead = graded.iter().filter(|g| g.started.is_err()).count();
     filters(&mut out, cases, graded, dead);
     matrix(&mut out, cases, graded, &verdicts);
@@ -750,7 +754,7 @@ mod tests {
             g.passed = false;
         }
         let provenance = crate::provenance::Provenance::new(&cases, String::new(), false);
-        let page = html(&cases, &graded, "t", &provenance);
+        let page = html(&cases, &graded, "t", &provenance, "");
         let cells = cases.len() * graded.len();
         let bound = DETAILS_LIMIT + cells * 1_024 + graded.len() * (64 << 10);
         assert!(page.len() < bound, "{} bytes, bound {bound}", page.len());
@@ -768,7 +772,7 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
         let provenance = crate::provenance::Provenance::new(&[], String::new(), false);
-        let page = html(&[], &[], "t</script><b>", &provenance);
+        let page = html(&[], &[], "t</script><b>", &provenance, "");
         assert!(page.contains("<title>t&lt;/script&gt;&lt;b&gt;</title>"));
         assert_eq!(
             page.matches("</script>").count(),

@@ -6,6 +6,7 @@ use super::inert::{LINE_LIMIT, REPORT_LIMIT, clip};
 use super::{message, tally_by_part, verdict_word};
 use crate::case::Case;
 use crate::compare::{Scope, compare};
+use crate::grade::Apart;
 use crate::provenance::Provenance;
 use crate::runner::{Ran, Verdict};
 use serde_json::{Value, json};
@@ -97,6 +98,45 @@ fn bounded(value: &Value) -> (Value, bool) {
     (value, cut)
 }
 
+/// The hidden cases and the failing generated workloads of one implementation, as cases with a
+/// `group` (`hidden`, `generated`). On stdout, the grader's: every field, as for public cases.
+pub fn apart_cases(apart: &Apart, scope: Scope) -> Vec<Value> {
+    let hidden = apart.hidden.iter().map(|o| {
+        let mut c = case(&o.case, &o.verdict, &o.ran, scope, false);
+        c["group"] = "hidden".into();
+        c
+    });
+    let generated = apart.generated.iter().flat_map(|w| &w.failures).map(|f| {
+        let mut c = case(&f.case, &f.verdict, &f.ran, scope, false);
+        c["group"] = "generated".into();
+        c
+    });
+    hidden
+        .chain(generated)
+        .map(|fields| {
+            let mut event = json!({"event": "case"});
+            if let (Value::Object(e), Value::Object(fields)) = (&mut event, fields) {
+                e.extend(fields);
+            }
+            event
+        })
+        .collect()
+}
+
+/// The counts apart, for a summary or an `implementation` event: `hidden` (a tally) and
+/// `generated` (seed, workloads asked, run, passed, failed, not run, why stopped), each only
+/// when asked for.
+pub fn apart_fields(event: &mut Value, apart: &Apart) {
+    if !apart.hidden.is_empty() {
+        event["hidden"] = apart.hidden_tally().to_json();
+    }
+    if let Some(w) = &apart.generated {
+        event["generated"] = json!({"seed": w.asked.seed, "workloads": w.asked.count,
+            "run": w.run, "passed": w.passed(), "failed": w.failures.len(),
+            "not_run": w.not_run(), "stopped": w.stopped.as_deref().map(|s| clip(s, LINE_LIMIT))});
+    }
+}
+
 /// A `case` event of a single-implementation run.
 pub fn json_case(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> String {
     let mut event = json!({"event": "case"});
@@ -115,6 +155,7 @@ pub fn json_summary(
     offered: &super::Offered,
     passed: bool,
     provenance: &Provenance,
+    apart: &Apart,
 ) -> String {
     let (parts, total) = tally_by_part(cases, verdicts);
     let parts: serde_json::Map<String, Value> = parts
@@ -126,12 +167,12 @@ pub fn json_summary(
         .into_iter()
         .map(crate::case::Part::as_str)
         .collect();
-    line(
-        &json!({"event": "summary", "parts": parts, "not_implemented": not_implemented,
-           "total": total.to_json(), "steps_not_applicable": offered.spelling_steps,
-           "success": passed, "seconds": provenance.seconds,
-           "provenance": provenance.to_json()}),
-    )
+    let mut event = json!({"event": "summary", "parts": parts, "not_implemented": not_implemented,
+       "total": total.to_json(), "steps_not_applicable": offered.spelling_steps,
+       "success": passed, "seconds": provenance.seconds,
+       "provenance": provenance.to_json()});
+    apart_fields(&mut event, apart);
+    line(&event)
 }
 
 #[cfg(test)]

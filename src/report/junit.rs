@@ -8,7 +8,14 @@ use std::fmt::Write as _;
 
 /// JUnit XML for many implementations: a test suite per implementation, a test case per case
 /// (`<suite>::<id>`).
-pub fn junit_many(cases: &[Case], graded: &[crate::grade::Graded], seconds: f64) -> String {
+/// `apart`: the test suites of the hidden cases and generated workloads, if any
+/// (`apart::junit`).
+pub fn junit_many(
+    cases: &[Case],
+    graded: &[crate::grade::Graded],
+    seconds: f64,
+    apart: &str,
+) -> String {
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(out, "<testsuites name=\"hookcheck\" time=\"{seconds:.3}\">");
     for g in graded {
@@ -29,12 +36,13 @@ pub fn junit_many(cases: &[Case], graded: &[crate::grade::Graded], seconds: f64)
         }
         out.push_str("  </testsuite>\n");
     }
+    out.push_str(apart);
     out.push_str("</testsuites>\n");
     out
 }
 
-/// JUnit XML: a test suite per case folder, a test case per case.
-pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> String {
+/// JUnit XML: a test suite per case folder, a test case per case, then `apart`'s suites.
+pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64, apart: &str) -> String {
     let mut suites: Vec<&str> = cases.iter().map(|c| c.suite.as_str()).collect();
     suites.sort_unstable();
     suites.dedup();
@@ -69,6 +77,7 @@ pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64) -> String {
         }
         out.push_str("  </testsuite>\n");
     }
+    out.push_str(apart);
     out.push_str("</testsuites>\n");
     out
 }
@@ -152,7 +161,7 @@ mod tests {
             Verdict::Failed("--- expected\n+++ actual\n".into()),
             Verdict::Errored("crash".into()),
         ];
-        let xml = junit(&cases, &verdicts, 0.0);
+        let xml = junit(&cases, &verdicts, 0.0, "");
         assert!(
             xml.contains("message=\"results differ (brief)\">  a case of the brief\n"),
             "{xml}"

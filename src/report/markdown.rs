@@ -51,10 +51,11 @@ pub fn markdown(
     graded: &[Graded],
     provenance: &crate::provenance::Provenance,
 ) -> String {
-    let tail = format!(
-        "\n*{}*\n",
-        inert::markdown(&inert::clip(&provenance.line(), PROVENANCE_LIMIT))
-    );
+    let tail = super::apart::markdown(graded)
+        + &format!(
+            "\n*{}*\n",
+            inert::markdown(&inert::clip(&provenance.line(), PROVENANCE_LIMIT))
+        );
     let head = grade(cases, graded, false);
     let full = table(cases, graded, false);
     let size = head.len() + full.len() + tail.len();

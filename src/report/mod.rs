@@ -3,6 +3,7 @@
 //! (`junit`); for many implementations, the grade (`grade`), markdown and a self-contained HTML
 //! matrix. Every one of them shows untrusted text through `inert`.
 
+pub mod apart;
 mod grade;
 mod html;
 mod human;
@@ -11,6 +12,7 @@ pub mod json;
 mod junit;
 mod markdown;
 
+pub use apart::{HiddenDetail, human as human_apart, lines as apart_lines};
 pub use grade::{human as grade_human, json_implementation, success as implementation_success};
 pub use html::html;
 pub use human::{about_plain, human_case, human_summary, origin_phrase};
@@ -274,6 +276,7 @@ pub(crate) mod fixtures {
                 expectations: None,
                 scope: crate::compare::Scope::FULL,
                 passed: i % 2 == 0,
+                apart: Default::default(),
             })
             .collect()
     }

@@ -215,6 +215,26 @@ pub struct CheckArgs {
     pub origin: Vec<OriginArg>,
     #[command(flatten)]
     pub corpus: CorpusArgs,
+    /// A grader's folder of hidden cases, in the case format (every check of `hookcheck lint`
+    /// applies; no id of a public case): run besides the selected public cases, whatever the
+    /// filters, and reported apart ("hidden cases: X passed, Y failed"). The terminal and
+    /// --format json show a failing one in full; the report files as --hidden-detail says.
+    #[arg(long, value_name = "DIR")]
+    pub hidden: Option<PathBuf>,
+    /// What --junit, --markdown and --html, which may reach the submitters, show of a hidden
+    /// case: `none`, its name and verdict only, or `diff`, its report too [default: none].
+    #[arg(long, value_enum, value_name = "DETAIL", requires = "hidden")]
+    pub hidden_detail: Option<HiddenDetailArg>,
+    /// Also judge N random workloads (1 to 10000) of `hookcheck fuzz`'s generator against the
+    /// reference, each with operations of the parts the implementation declares only: a
+    /// failing one is the case `generated-<seed>-<k>`, reported apart, the first five shrunk.
+    /// A submission that only remembers the corpus fails them.
+    #[arg(long, value_name = "N")]
+    pub generated: Option<u64>,
+    /// The seed of --generated's workloads: the same seed and parts give the same workloads
+    /// [default: from the clock, printed].
+    #[arg(long, value_name = "S", requires = "generated")]
+    pub seed: Option<u64>,
     /// Makes each --impl with a placeholder one implementation per matching file, named by its
     /// folder: --impl "python3 adapter.py {path}" --each "submissions/*/solution.py".
     #[arg(long, value_name = "GLOB")]
@@ -333,6 +353,21 @@ pub enum OriginArg {
     Clarification,
     Regression,
     Fuzz,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum HiddenDetailArg {
+    None,
+    Diff,
+}
+
+impl HiddenDetailArg {
+    pub fn detail(self) -> hookcheck::report::HiddenDetail {
+        match self {
+            HiddenDetailArg::None => hookcheck::report::HiddenDetail::None,
+            HiddenDetailArg::Diff => hookcheck::report::HiddenDetail::Diff,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -3,16 +3,19 @@
 mod args;
 
 use args::{
-    CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, ImplArgs, InputFormat, NumbersArg,
+    CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, HiddenDetailArg, ImplArgs, InputFormat,
+    NumbersArg,
 };
 use clap::Parser;
 use hookcheck::case::Part;
 use hookcheck::check::{self as checking, CheckOptions};
 use hookcheck::corpus::{Corpus, Sources, coverage_report};
 use hookcheck::fuzz::FuzzOptions;
+use hookcheck::fuzz::workloads::{self, Asked};
 use hookcheck::implementation::{Implementation, Options, Sandbox, Subprocess};
 use hookcheck::input::{Afterwards, Format, RunError, run_sized_then};
 use hookcheck::manifest;
+use hookcheck::report::HiddenDetail;
 use hookcheck::runner::Selection;
 use std::fs::File;
 use std::io::IsTerminal;
@@ -275,11 +278,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     {
         return code;
     }
-    let seed = args.seed.unwrap_or_else(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_000)
-    });
+    let seed = args.seed.unwrap_or_else(clock_seed);
     // The same reading of the command as `check`: a solution file runs through its built-in
     // adapter.
     let started = manifest::from_commands(std::slice::from_ref(command), None, &options).and_then(
@@ -501,8 +500,17 @@ fn check(args: CheckArgs) -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    let generated = match generated(args.generated, args.seed) {
+        Ok(g) => g,
+        Err(code) => return code,
+    };
     let opts = CheckOptions {
         cases: args.corpus.sources(),
+        hidden: args.hidden,
+        hidden_detail: args
+            .hidden_detail
+            .map_or(HiddenDetail::default(), HiddenDetailArg::detail),
+        generated,
         manifest: args.manifest.clone(),
         entries,
         selection: Selection {
@@ -545,6 +553,31 @@ fn check(args: CheckArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `--generated N` and `--seed S`, checked: N from 1 to the most one run takes.
+fn generated(count: Option<u64>, seed: Option<u64>) -> Result<Option<Asked>, ExitCode> {
+    let Some(count) = count else {
+        return Ok(None);
+    };
+    if !(1..=workloads::MOST).contains(&count) {
+        say_err!(
+            "hookcheck check: --generated is a number of workloads from 1 to {}, not {count}",
+            workloads::MOST
+        );
+        return Err(ExitCode::from(2));
+    }
+    Ok(Some(Asked {
+        count,
+        seed: seed.unwrap_or_else(clock_seed),
+    }))
+}
+
+/// A seed from the clock, for a run that gives none (it is printed, so the run can be repeated).
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_000)
 }
 
 fn adapter(language: &str, dir: &Path) -> ExitCode {

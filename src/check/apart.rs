@@ -1,0 +1,162 @@
+//! What `check` runs apart from the selected public cases: the grader's hidden cases
+//! (`--hidden`), loaded and checked as any case folder, and the generated workloads
+//! (`--generated`), run on each implementation once its cases are done.
+
+use super::{CheckOptions, ConfigError};
+use crate::case::{Case, Recorded};
+use crate::corpus::Corpus;
+use crate::fuzz::workloads::Workloads;
+use crate::grade::Graded;
+use crate::report;
+
+/// The cases of a run: the selected public cases, then the hidden ones.
+#[derive(Clone, Copy)]
+pub(super) struct Cases<'a> {
+    pub all: &'a [Case],
+    pub public: usize,
+}
+
+impl<'a> Cases<'a> {
+    pub fn public(&self) -> &'a [Case] {
+        &self.all[..self.public]
+    }
+
+    pub fn hidden(&self) -> usize {
+        self.all.len() - self.public
+    }
+}
+
+/// The grader's hidden cases (`--hidden DIR`), held to what `hookcheck lint` holds any case to,
+/// none with the id of a public case (selected or not).
+pub(super) fn hidden(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
+    let Some(dir) = &opts.hidden else {
+        return Ok(Vec::new());
+    };
+    let shown = || report::inert::terminal_line(&dir.display().to_string());
+    let corpus = Corpus::load(dir);
+    for warning in &corpus.warnings {
+        eprintln!("warning: {}", report::inert::terminal_line(warning));
+    }
+    if !corpus.errors.is_empty() {
+        let errors: Vec<String> = corpus
+            .errors
+            .iter()
+            .map(|e| report::inert::terminal(&e.to_string()))
+            .collect();
+        return Err(ConfigError(format!(
+            "the hidden cases (--hidden {}) do not load:\n{}",
+            shown(),
+            errors.join("\n")
+        )));
+    }
+    if corpus.cases.is_empty() {
+        return Err(ConfigError(format!(
+            "--hidden {}: holds no case (`*.yaml` or `*.yml` files in the case format)",
+            shown()
+        )));
+    }
+    let lintable: Vec<Case> = corpus
+        .cases
+        .iter()
+        .filter(|c| !(opts.allow_unreviewed && c.recorded == Some(Recorded::Unreviewed)))
+        .cloned()
+        .collect();
+    let problems = crate::corpus::problems(&lintable, &crate::spec::rules());
+    if !problems.is_empty() {
+        return Err(ConfigError(format!(
+            "the hidden cases do not pass `hookcheck lint`:\n{}",
+            problems
+                .iter()
+                .map(|p| report::inert::terminal_line(p))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )));
+    }
+    // Reports and expectations name cases by id: a hidden case taking a public case's id would
+    // make one of them unreachable.
+    let public = Corpus::gather(&opts.cases).cases;
+    for c in &corpus.cases {
+        if let Some(p) = public.iter().find(|p| p.id == c.id) {
+            return Err(ConfigError(report::inert::terminal_line(&format!(
+                "{}:{}: hidden case {}: id already used by the public case at {}:{}",
+                c.file.display(),
+                c.line,
+                c.id,
+                p.file.display(),
+                p.line
+            ))));
+        }
+    }
+    Ok(corpus.cases)
+}
+
+/// The header's line for what runs apart from the public cases, if anything does.
+pub(super) fn header(opts: &CheckOptions, all: Cases) -> String {
+    let mut lines = Vec::new();
+    if let Some(dir) = &opts.hidden {
+        lines.push(format!(
+            "and {} from {}, reported apart",
+            report::count(all.hidden(), "hidden case", "hidden cases"),
+            report::inert::terminal_line(&dir.display().to_string())
+        ));
+    }
+    if let Some(asked) = opts.generated {
+        lines.push(format!(
+            "and {} of seed {} judged against the reference (--generated {} --seed {} \
+             repeats them)",
+            report::count(
+                usize::try_from(asked.count).unwrap_or(usize::MAX),
+                "generated workload",
+                "generated workloads"
+            ),
+            asked.seed,
+            asked.count,
+            asked.seed
+        ));
+    }
+    lines.join("\n")
+}
+
+/// Runs the generated workloads on `g`'s implementation when they are asked for, once its
+/// cases ran; one that could not start runs none.
+pub(super) fn generate(opts: &CheckOptions, g: &mut Graded) {
+    let Some(asked) = opts.generated else {
+        return;
+    };
+    // The run's progress line is gone by now: one line of its own while the workloads run.
+    if opts.progress {
+        eprint!(
+            "\r\x1b[Khookcheck: {} generated workloads on {}…",
+            asked.count,
+            report::inert::terminal_line(&report::inert::clip(&g.entry.name, 60))
+        );
+    }
+    let interrupted = crate::interrupt::reason();
+    g.apart.generated = Some(match &g.started {
+        // After Ctrl-C nothing more starts: every workload is not run.
+        Ok(_) if interrupted.is_some() => Workloads {
+            asked,
+            run: 0,
+            failures: Vec::new(),
+            stopped: interrupted,
+        },
+        Ok(_) => crate::grade::generate(
+            &g.entry,
+            asked,
+            crate::fuzz::workloads::Judging {
+                jobs: opts.jobs,
+                brief_only: opts.selection.scope().brief_only,
+                allow_skips: opts.allow_skips,
+            },
+        ),
+        Err(_) => Workloads {
+            asked,
+            run: 0,
+            failures: Vec::new(),
+            stopped: Some("the implementation could not start".to_string()),
+        },
+    });
+    if opts.progress {
+        eprint!("\r\x1b[K");
+    }
+}
