@@ -198,13 +198,14 @@ impl Child {
         env.push((reap::MARK.to_string(), OsString::from(&mark)));
         // A check leaves no `__pycache__` in a submission's folder (or in this repository).
         env.push(("PYTHONDONTWRITEBYTECODE".to_string(), OsString::from("1")));
-        let mut process = super::sandbox::command(command, sandbox, &env, dir)
-            .map_err(io::Error::other)?
+        let mut started =
+            super::sandbox::command(command, sandbox, &env, dir).map_err(io::Error::other)?;
+        started
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        let mut process = reap::spawn(started)?;
         let pid = i32::try_from(process.id()).unwrap_or(0);
         live::register(pid, &mark);
         let pipes = (

@@ -9,7 +9,7 @@ pub mod sandbox;
 
 pub use live::kill_all;
 pub use process::{Hello, MAX_ANSWER, Options, PROTOCOL, Subprocess};
-pub use reap::{MARK, adopt_orphans, sweep};
+pub use reap::{MARK, adopt_orphans, guard, keep_watch, sweep};
 pub use sandbox::Sandbox;
 
 use crate::case::{Case, Part};

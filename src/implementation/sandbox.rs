@@ -41,6 +41,7 @@
 //! ending in `sh -c COMMAND`, the same shell that runs it without a sandbox.
 
 use std::ffi::OsString;
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
@@ -236,7 +237,42 @@ pub fn command(
     let mut command = Command::new("bwrap");
     command.args(argv);
     standard_descriptors_only(&mut command);
+    own_session_keyring(&mut command);
     Ok(command)
+}
+
+/// The sandbox starts with a new, empty session keyring. Keyrings are not namespaced: without
+/// this, every process of the sandbox would possess the grader's session keyring (inherited over
+/// fork and exec), and possession grants reading its keys whatever the uid. Where keyrings are
+/// not reachable at all (a seccomp filter that refuses `keyctl`, a kernel without them) there is
+/// nothing to hide; if the grader's keyring is reachable and cannot be left, the sandbox does not
+/// start.
+fn own_session_keyring(command: &mut Command) {
+    const KEYCTL_GET_KEYRING_ID: libc::c_long = 0;
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    const KEY_SPEC_SESSION_KEYRING: libc::c_long = -3;
+    // SAFETY: the closure runs in the forked child before `exec` and makes only system calls,
+    // allocating nothing; a null name asks for an anonymous keyring.
+    unsafe {
+        command.pre_exec(|| {
+            let joined = libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_JOIN_SESSION_KEYRING,
+                std::ptr::null::<libc::c_char>(),
+            );
+            if joined >= 0 {
+                return Ok(());
+            }
+            let failure = io::Error::last_os_error();
+            let reachable = libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_GET_KEYRING_ID,
+                KEY_SPEC_SESSION_KEYRING,
+                0 as libc::c_long,
+            ) >= 0;
+            if reachable { Err(failure) } else { Ok(()) }
+        });
+    }
 }
 
 /// The process starts with only stdin, stdout and stderr open. Descriptors hookcheck inherited

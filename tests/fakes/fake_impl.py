@@ -60,6 +60,22 @@ def orphans(tag):
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
 
+def refork(pidfile):
+    """Leaves a chain behind that never stays put: each generation moves to a session of its
+    own, forks the next and exits, and the living one keeps its pid in `pidfile`."""
+    if os.fork() != 0:
+        return
+    os.closerange(0, 3)
+    while True:
+        if os.fork() != 0:
+            os._exit(0)
+        os.setsid()
+        with open(pidfile + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(pidfile + ".tmp", pidfile)
+        time.sleep(float(os.environ.get("FAKE_PAUSE", "0.005")))
+
+
 for line in sys.stdin:
     msg = json.loads(line)
     if msg["type"] == "hello":
@@ -69,6 +85,8 @@ for line in sys.stdin:
             time.sleep(3600)
         if fault == "orphans":
             orphans(pattern)
+        if fault == "refork":
+            refork(os.environ["FAKE_CHAIN"])
         continue
     if msg["type"] == "stop":
         break
@@ -137,6 +155,23 @@ for line in sys.stdin:
     elif fault == "float-seq":
         answer["seq"] = float(seq)
         send(json.dumps(answer))
+    elif fault == "exit-keeping-stdout":
+        # A helper that inherits stdout outlives the exit: stdout never reaches end of file.
+        import subprocess
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                         stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os._exit(4)
+    elif fault == "close-output":
+        os.close(0)
+        os.close(1)
+        time.sleep(3600)
+    elif fault == "burn-cpu":
+        while True:
+            pass
+    elif fault == "eat-memory":
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
     elif fault == "crash-hard":
         os._exit(1)
     elif fault == "slow-once":

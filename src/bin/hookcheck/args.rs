@@ -71,6 +71,10 @@ pub enum Command {
     /// Validate every case file: parsing, unique ids, known rule ids, brief/clarification marks,
     /// no unreviewed recorded case. Exits 1 on any problem.
     Lint(CorpusArgs),
+    /// The guard `check` and `fuzz` start: once the hookcheck process WATCHED is gone, however
+    /// it died, it kills every implementation process that run started.
+    #[command(hide = true)]
+    Guard { watched: u32 },
     /// Serve the reference dispatcher over the implementation protocol (spec/protocol.md), for
     /// checking and timing the process path: `hookcheck check --impl "hookcheck serve"`.
     Serve {

@@ -56,6 +56,10 @@ fn main() -> ExitCode {
             out,
         } => record(&id, &ticket, file, title, &rule, out),
         Command::Lint(corpus) => lint(&corpus.sources()),
+        Command::Guard { watched } => {
+            hookcheck::implementation::keep_watch(watched);
+            ExitCode::SUCCESS
+        }
     }
 }
 
@@ -64,6 +68,8 @@ fn main() -> ExitCode {
 /// hookcheck.
 fn with_implementations(command: impl FnOnce() -> ExitCode) -> ExitCode {
     hookcheck::interrupt::install();
+    // `/proc/self/exe` opens this very program, even if its file was replaced since it started.
+    hookcheck::implementation::guard(Path::new("/proc/self/exe"));
     let code = command();
     hookcheck::implementation::sweep();
     hookcheck::adapters::cleanup();
