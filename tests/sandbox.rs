@@ -446,3 +446,29 @@ if found:
         text(&plain)
     );
 }
+
+/// A submission ended by one of the sandbox's limits is reported as ended by that limit. Before,
+/// the CPU limit read "exit status: 137", and the memory limit as any exit.
+#[test]
+#[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
+fn a_process_ended_by_a_limit_is_reported_as_ended_by_that_limit() {
+    let (dir, _) = submission("cpu", "while True:\n    pass\n");
+    let out = check(&dir, &["--sandbox", "--sandbox-cpu", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("killed by the CPU limit of 1 s of CPU time per process"),
+        "{}",
+        text(&out)
+    );
+    let (dir, _) = submission(
+        "memory",
+        "hoard = []\nwhile True:\n    hoard.append(bytearray(16 << 20))\n",
+    );
+    let out = check(&dir, &["--sandbox", "--sandbox-memory", "128"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("out of memory under the memory limit of 128 MiB"),
+        "{}",
+        text(&out)
+    );
+}

@@ -127,7 +127,7 @@ impl From<NoAnswer> for Fault {
     fn from(e: NoAnswer) -> Self {
         Fault {
             timeout: e.is_timeout(),
-            gone: matches!(e, NoAnswer::Exited { .. } | NoAnswer::Io(_)),
+            gone: e.is_gone(),
             message: e.to_string(),
         }
     }
@@ -627,7 +627,10 @@ fn per_case_run(child: &mut Child, ops: &[Value], timeout: Duration) -> Result<V
     if let Some(status) = child.wait(deadline.left())
         && !status.success()
     {
-        return Err(Fault::new(format!("the implementation exited ({status})")));
+        return Err(Fault::new(format!(
+            "the implementation exited ({})",
+            child.describe_exit(status)
+        )));
     }
     let results: Value = serde_json::from_str(&out).map_err(|e| {
         Fault::new(format!(

@@ -110,6 +110,49 @@ fn victims(rows: &[Row], root: i32, mark: &str) -> Vec<i32> {
     found
 }
 
+/// When the implementation process `root` (marked `mark`) and what it started hold the pipe
+/// `pipe` only in processes blocked waiting for a child (a shell or launcher that started the
+/// implementation and waits for it), who they are (`` `sh` (pid 12) ``); otherwise, or when a process's
+/// descriptors or state cannot be read, `None`: nothing is claimed that was not seen.
+pub fn only_waiting_hold(root: i32, mark: &str, pipe: u64) -> Option<String> {
+    let rows = table();
+    let target = format!("pipe:[{pipe}]");
+    let mut holders = Vec::new();
+    let mut tree = victims(&rows, root, mark);
+    tree.sort_unstable();
+    tree.dedup();
+    for pid in tree {
+        if !rows.iter().any(|r| r.pid == pid) {
+            continue;
+        }
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+        let holds = fds
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == &*target));
+        if holds {
+            holders.push(pid);
+        }
+    }
+    if holders.is_empty() {
+        return None;
+    }
+    let mut names = Vec::new();
+    for pid in holders {
+        // The first field is the number of the system call the process is blocked in.
+        let call = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
+        let number: libc::c_long = call.split_whitespace().next()?.parse().ok()?;
+        if number != libc::SYS_wait4 && number != libc::SYS_waitid {
+            return None;
+        }
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        names.push(format!("`{}` (pid {pid})", name.trim()));
+    }
+    Some(match names.len() {
+        1 => format!("{}, waiting for its child, holds", names[0]),
+        _ => format!("{}, each waiting for a child, hold", names.join(" and ")),
+    })
+}
+
 /// Kills the implementation process `root` (the leader of its own group, marked `mark`) and
 /// everything it started, and collects the adopted orphans among them. `root` itself is left for
 /// its owner to collect.

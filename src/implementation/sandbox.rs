@@ -22,9 +22,10 @@
 //!   `--die-with-parent`: hookcheck kills the outer `bwrap` (the process group it starts), the
 //!   namespace's first process dies with it, and the kernel kills every process of the
 //!   namespace, `setsid` or not. Also when the command exits by itself: nothing it left behind
-//!   outlives it.
+//!   outlives it. And a session keyring of its own, empty: the grader's keys (which keyrings
+//!   hold across namespaces) stay out of reach.
 //! - Limits set by `prlimit` (util-linux; bwrap sets none): address space, CPU seconds per
-//!   process, processes. The kernel does not enforce `RLIMIT_NPROC` for root, so as root the
+//!   process (SIGXCPU at the limit, SIGKILL a second later), processes. The kernel does not enforce `RLIMIT_NPROC` for root, so as root the
 //!   command runs as a uid of its own (`setpriv`, which also drops every capability and sets
 //!   no-new-privs: bwrap started by root keeps root's capabilities inside). The uid is new for
 //!   every sandbox, because the kernel counts processes per uid: with one shared uid, a fork bomb
@@ -427,7 +428,9 @@ fn arguments(shell_command: &str, sandbox: &Sandbox, host: &Host) -> Vec<OsStrin
     }
     let limits = [
         format!("--as={}", sandbox.memory_mib << 20),
-        format!("--cpu={}", sandbox.cpu_seconds),
+        // SIGXCPU at the limit, SIGKILL a second later: the signal names the limit that ended
+        // the process (a SIGKILL could be anything's).
+        format!("--cpu={}:{}", sandbox.cpu_seconds, sandbox.cpu_seconds + 1),
         format!("--nproc={}", sandbox.processes),
     ];
     words(&mut args, ["prlimit", &limits[0], &limits[1], &limits[2]]);
