@@ -62,6 +62,11 @@ pub trait Implementation: Sync {
     fn numbers(&self) -> Numbers {
         Numbers::Spelling
     }
+    /// Whether it declared `numbers: values` and the grader refused it (`--numbers strict`):
+    /// every step is judged, those that depend on number spelling included.
+    fn numbers_refused(&self) -> bool {
+        false
+    }
     /// A problem seen before any case ran (a failed handshake), for the report's header.
     fn warning(&self) -> Option<String> {
         None

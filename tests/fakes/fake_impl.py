@@ -76,11 +76,24 @@ def refork(pidfile):
         time.sleep(float(os.environ.get("FAKE_PAUSE", "0.005")))
 
 
+# FAKE_NUMBERS=values declares `"numbers": "values"` and reads numbers as JavaScript does:
+# `10.0` and `1e1` are the whole number 10.
+numbers = os.environ.get("FAKE_NUMBERS")
+
+
+def whole_if_whole(text):
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
 for line in sys.stdin:
-    msg = json.loads(line)
+    msg = json.loads(line, parse_float=whole_if_whole) if numbers == "values" else json.loads(line)
     if msg["type"] == "hello":
-        send(json.dumps({"type": "hello", "protocol": 1, "name": "fake", "language": "python",
-                         "version": "0", "parts": parts}))
+        hello = {"type": "hello", "protocol": 1, "name": "fake", "language": "python",
+                 "version": "0", "parts": parts}
+        if numbers:
+            hello["numbers"] = numbers
+        send(json.dumps(hello))
         if fault == "stop-reading":
             time.sleep(3600)
         if fault == "orphans":

@@ -129,11 +129,13 @@ impl ImplArgs {
                 );
                 return Err(ExitCode::from(2));
             }
-            if self.numbers.is_some() {
+            if let Some(numbers) = self.numbers.and_then(NumbersArg::numbers) {
                 say_err!(
-                    "hookcheck: --numbers declares how a --per-case command reads numbers; a \
+                    "hookcheck: --numbers {} declares how a --per-case command reads numbers; a \
                      lines-mode implementation declares it in its handshake (\"numbers\": \
-                     \"values\"), as the Node adapter does"
+                     \"values\"), as the Node adapter does. --numbers strict (a grader's \
+                     refusal of `values`) applies in any mode",
+                    numbers.as_str()
                 );
                 return Err(ExitCode::from(2));
             }
@@ -146,6 +148,7 @@ impl ImplArgs {
             say_err!("hookcheck: --parts: {why}");
             return Err(ExitCode::from(2));
         }
+        let declared = self.numbers.and_then(NumbersArg::numbers);
         let options = Options {
             timeout: seconds(self.timeout, "--timeout", 0.01..=DAY)?,
             max_restarts: self.max_restarts,
@@ -154,9 +157,8 @@ impl ImplArgs {
                 .parts
                 .clone()
                 .unwrap_or_else(|| Options::default().parts),
-            numbers: self
-                .numbers
-                .map_or(Options::default().numbers, NumbersArg::numbers),
+            numbers: declared.unwrap_or(Options::default().numbers),
+            strict_numbers: matches!(self.numbers, Some(NumbersArg::Strict)),
             max_answer: self.max_answer << 20,
             sandbox: self.sandbox.then_some(sandbox),
             ..Options::default()
