@@ -472,3 +472,22 @@ fn a_process_ended_by_a_limit_is_reported_as_ended_by_that_limit() {
         text(&out)
     );
 }
+
+/// Inside the sandbox bwrap holds stdout too, while it watches the sandbox: a submission that
+/// closes its own is still seen to have closed it. Before, it was a timeout.
+#[test]
+#[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
+fn a_sandboxed_submission_that_closes_stdout_is_named() {
+    let (dir, _) = submission(
+        "closed",
+        "import os, time\nos.close(0)\nos.close(1)\ntime.sleep(60)\n",
+    );
+    let out = check(&dir, &["--sandbox", "--timeout", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("the implementation closed its output (stdout) and is still running")
+            && text(&out).contains("`bwrap` (pid "),
+        "{}",
+        text(&out)
+    );
+}

@@ -382,9 +382,9 @@ impl Child {
     /// The time ran out. If stdout is held only by processes waiting for a child (the shell or
     /// launcher that started the implementation), the implementation closed it.
     fn out_of_time(&self, deadline: Deadline) -> NoAnswer {
-        let holders = self
-            .stdout_pipe
-            .and_then(|pipe| reap::only_waiting_hold(self.pid, &self.mark, pipe));
+        let holders = self.stdout_pipe.and_then(|pipe| {
+            reap::only_waiting_hold(self.pid, &self.mark, pipe, self.limits.is_some())
+        });
         match holders {
             Some(holders) => NoAnswer::ClosedBehind {
                 timeout: deadline.timeout,
