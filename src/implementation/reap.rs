@@ -291,8 +291,9 @@ fn chase(wanted: impl Fn(i32) -> bool, bound: Duration) {
         killed.retain(|pid| !collected(*pid));
         if found.is_empty() {
             empty_reads += 1;
-            // A moment for an orphan being re-parented between two threads' lists to land.
-            std::thread::sleep(Duration::from_millis(1));
+            // A moment for an orphan being re-parented between two threads' lists to land (it
+            // takes microseconds; every stop pays this twice).
+            std::thread::sleep(Duration::from_micros(100));
         } else {
             empty_reads = 0;
         }
