@@ -271,3 +271,29 @@ fn closing_stdout_and_staying_alive_is_named() {
         }
     }
 }
+
+/// One that closes stdin and stdout after its hello and stays alive: the case cannot be sent, and
+/// the report says why instead of a bare broken pipe.
+#[test]
+fn closing_stdin_and_staying_alive_is_named() {
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
+    let fake = root()
+        .join("tests/fakes/fake_impl.py")
+        .display()
+        .to_string();
+    let implementation = Subprocess::start(&format!("exec {python} {fake} close-both @@"), quick());
+    let cases = cases();
+    let verdicts = check_all(&implementation, &cases[..1], Scope::FULL, 1);
+    drop(implementation);
+    match verdicts.first() {
+        Some(Verdict::Errored(m)) => assert!(
+            m.contains("it closed its input (stdin) and is still running"),
+            "{m}"
+        ),
+        other => panic!("the case should be errored, got {other:?}"),
+    }
+}

@@ -312,6 +312,15 @@ impl Child {
         requests.send(line).map_err(|_| closed())?;
         match self.written.recv_timeout(deadline.left()) {
             Ok(Ok(())) => Ok(()),
+            // An exiting process closes its stdin a moment before it can be seen to have exited.
+            Ok(Err(e))
+                if e.kind() == io::ErrorKind::BrokenPipe
+                    && self.wait(Duration::from_millis(100)).is_none() =>
+            {
+                Err(NoAnswer::Io(
+                    "it closed its input (stdin) and is still running".to_string(),
+                ))
+            }
             Ok(Err(e)) => Err(NoAnswer::Io(format!("cannot send the case: {e}"))),
             Err(RecvTimeoutError::Timeout) => Err(NoAnswer::Timeout {
                 timeout: deadline.timeout,

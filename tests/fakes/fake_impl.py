@@ -98,6 +98,10 @@ for line in sys.stdin:
             time.sleep(3600)
         if fault == "orphans":
             orphans(pattern)
+        if fault == "close-both":
+            os.close(0)
+            os.close(1)
+            time.sleep(3600)
         if fault == "refork":
             refork(os.environ["FAKE_CHAIN"])
         continue
