@@ -112,10 +112,10 @@ fn victims(rows: &[Row], root: i32, mark: &str) -> Vec<i32> {
 
 /// When the implementation process `root` (marked `mark`) and what it started hold the pipe
 /// `pipe` only in processes blocked waiting for a child (a shell or launcher that started the
-/// implementation and waits for it), who they are (`` `sh` (pid 12) ``); otherwise, or when a process's
-/// descriptors or state cannot be read, `None`: nothing is claimed that was not seen. With
-/// `sandboxed`, `root` is the outer bwrap, which holds the pipe while it watches the sandbox (not
-/// in a wait): it is not counted.
+/// implementation and waits for it), who they are (`` `sh` (pid 12) ``); otherwise, or when a
+/// process's descriptors or state cannot be read, `None`: nothing is claimed that was not seen.
+/// With `sandboxed`, `root` is the outer bwrap, which holds the pipe while it watches the sandbox
+/// (not in a wait): it is not counted.
 pub fn only_waiting_hold(root: i32, mark: &str, pipe: u64, sandboxed: bool) -> Option<String> {
     let rows = table();
     let target = format!("pipe:[{pipe}]");

@@ -25,13 +25,13 @@
 //!   outlives it. And a session keyring of its own, empty: the grader's keys (which keyrings
 //!   hold across namespaces) stay out of reach.
 //! - Limits set by `prlimit` (util-linux; bwrap sets none): address space, CPU seconds per
-//!   process (SIGXCPU at the limit, SIGKILL a second later), processes. The kernel does not enforce `RLIMIT_NPROC` for root, so as root the
-//!   command runs as a uid of its own (`setpriv`, which also drops every capability and sets
-//!   no-new-privs: bwrap started by root keeps root's capabilities inside). The uid is new for
-//!   every sandbox, because the kernel counts processes per uid: with one shared uid, a fork bomb
-//!   in one submission would starve the others running beside it. As a normal user, bwrap makes
-//!   a user namespace, in which the kernel counts the sandbox's processes apart from the user's
-//!   own.
+//!   process (SIGXCPU at the limit, SIGKILL a second later), processes. The kernel does not
+//!   enforce `RLIMIT_NPROC` for root, so as root the command runs as a uid of its own
+//!   (`setpriv`, which also drops every capability and sets no-new-privs: bwrap started by root
+//!   keeps root's capabilities inside). The uid is new for every sandbox, because the kernel
+//!   counts processes per uid: with one shared uid, a fork bomb in one submission would starve
+//!   the others running beside it. As a normal user, bwrap makes a user namespace, in which the
+//!   kernel counts the sandbox's processes apart from the user's own.
 //!
 //! What it does not contain: kernel exploits, side channels and timing; reading what is bound
 //! (`/usr`, `/etc`, the adapter); memory used by the kernel for the process (pipes, page cache);
