@@ -83,7 +83,7 @@ fn a_chain_re_forking_into_new_sessions_dies_with_the_run() {
         }
         let child = start(&dir, &impls, "30", &pidfile);
         if let Some(signal) = signal {
-            let until = Instant::now() + Duration::from_secs(10);
+            let until = Instant::now() + Duration::from_secs(30);
             while pid_in(&pidfile).is_none() && Instant::now() < until {
                 std::thread::sleep(Duration::from_millis(50));
             }
@@ -119,7 +119,7 @@ fn implementations_die_with_hookcheck_killed_by_sigkill() {
         format!("python3 {} refork @@ {tag}", fake()),
     ];
     let mut child = start(&dir, &impls, "30", &pidfile);
-    let until = Instant::now() + Duration::from_secs(10);
+    let until = Instant::now() + Duration::from_secs(30);
     while (survivors(&tag).len() < 5 || pid_in(&pidfile).is_none()) && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(50));
     }

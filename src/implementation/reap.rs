@@ -342,36 +342,46 @@ pub fn guard(exe: &std::path::Path) {
 }
 
 /// The guard's side: waits until the pipe from hookcheck `watched` ends (it exited, however it
-/// died), then kills every process marked by that run, until a walk of the process table finds
-/// none (bounded: what still runs after that was not started by it).
+/// died), then kills every process marked by that run until two walks of `/proc` in a row find
+/// none (bounded: what still runs after that was not started by it). The guard is no subreaper
+/// of theirs, so a chain that re-forks is caught by speed instead: after the first walk, only
+/// processes not seen before are read, so a walk costs little more than listing `/proc`.
 pub fn keep_watch(watched: u32) {
     let mut sink = [0u8; 64];
     let mut stdin = io::stdin().lock();
     while io::Read::read(&mut stdin, &mut sink).is_ok_and(|n| n > 0) {}
-    let prefix = format!("{MARK}={watched}-");
+    let wanted = format!("{MARK}={watched}-");
+    let me = std::process::id() as i32;
+    let mut unmarked = std::collections::HashSet::new();
     let until = Instant::now() + CHASE_SWEEP;
-    while Instant::now() < until {
-        let me = std::process::id() as i32;
-        let marked: Vec<i32> = table()
-            .iter()
-            .filter(|r| r.pid != me)
-            .filter(|r| {
-                std::fs::read(format!("/proc/{}/environ", r.pid)).is_ok_and(|env| {
-                    env.split(|b| *b == 0)
-                        .any(|v| v.starts_with(prefix.as_bytes()))
-                })
-            })
-            .map(|r| r.pid)
-            .collect();
-        if marked.is_empty() {
+    let mut empty_walks = 0;
+    while empty_walks < 2 && Instant::now() < until {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
             return;
-        }
-        for pid in marked {
-            // SAFETY: kill only sends a signal.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
+        };
+        let mut found = false;
+        for pid in dir
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        {
+            if pid == me || unmarked.contains(&pid) {
+                continue;
+            }
+            let marked = std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                env.split(|b| *b == 0)
+                    .any(|v| v.starts_with(wanted.as_bytes()))
+            });
+            if marked {
+                found = true;
+                // SAFETY: kill only sends a signal.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            } else {
+                unmarked.insert(pid);
             }
         }
+        empty_walks = if found { 0 } else { empty_walks + 1 };
     }
 }
 

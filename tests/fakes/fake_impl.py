@@ -93,13 +93,15 @@ for line in sys.stdin:
                  "version": "0", "parts": parts}
         if numbers:
             hello["numbers"] = numbers
+        if fault == "close-both":
+            # Stdin is closed before the hello is out, so no case can be written after it.
+            os.close(0)
         send(json.dumps(hello))
         if fault == "stop-reading":
             time.sleep(3600)
         if fault == "orphans":
             orphans(pattern)
         if fault == "close-both":
-            os.close(0)
             os.close(1)
             time.sleep(3600)
         if fault == "refork":
