@@ -308,7 +308,11 @@ fn one(
             writeln!(out, "{}", start_event(start, &provenance)).map_err(io)?;
         }
     }
-    let (numbers, declared) = (started.numbers, started.parts.clone());
+    let (numbers, declared, refused) = (
+        started.numbers,
+        started.parts.clone(),
+        started.numbers_refused,
+    );
     let mut graded = run_with_progress(opts, vec![(entry, Some(started))], all.all);
     let Some(mut g) = graded.pop() else {
         return Err(ConfigError("the run gave no result".to_string()));
@@ -339,6 +343,7 @@ fn one(
     let offered = report::Offered {
         parts: &declared,
         spelling_steps: crate::runner::spelling_steps_of(&declared, numbers, cases),
+        numbers_refused: refused,
     };
     let mut total = Tally::default();
     verdicts.iter().for_each(|v| total.add(v));
@@ -381,7 +386,8 @@ fn one(
                 notes.push(slow_note(slow));
             }
             let grade = g.grade(cases);
-            notes.push(format!("in the brief's terms: {}", g.verdict_line(&grade)));
+            // The summary says on a line of its own how numbers were judged.
+            notes.push(format!("in the brief's terms: {}", grade.in_brief_terms()));
             if let Some(note) = beyond_brief_note(&grade, scope.brief_only) {
                 notes.push(note);
             }

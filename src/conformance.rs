@@ -253,6 +253,7 @@ impl Suite {
                     describe,
                     parts: declared,
                     numbers,
+                    numbers_refused: false,
                 }),
                 slow: vec![false; cases.len()],
                 ran,

@@ -22,6 +22,8 @@ pub struct Started {
     pub describe: String,
     pub parts: Vec<Part>,
     pub numbers: Numbers,
+    /// It declared `numbers: values` and `--numbers strict` refused it.
+    pub numbers_refused: bool,
     /// A problem seen while starting that did not stop it (a handshake that failed once).
     pub warning: Option<String>,
 }
@@ -39,6 +41,7 @@ pub fn start(entry: &Entry) -> Result<Started, String> {
         describe: implementation.describe(),
         parts: implementation.parts(),
         numbers: implementation.numbers(),
+        numbers_refused: implementation.numbers_refused(),
         warning: implementation.warning(),
         implementation,
     })
@@ -137,6 +140,7 @@ pub struct StartedInfo {
     pub describe: String,
     pub parts: Vec<Part>,
     pub numbers: Numbers,
+    pub numbers_refused: bool,
 }
 
 impl Graded {
@@ -187,10 +191,38 @@ impl Graded {
         self.verdicts(cases, self.scope)
     }
 
-    /// Its line in the brief's terms, or why it could not start.
-    pub fn verdict_line(&self, grade: &Grade) -> String {
+    /// Steps left out of the cases that apply to it, because their expectations depend on number
+    /// spelling and it declared `numbers: values`.
+    pub fn left_out(&self, cases: &[Case]) -> usize {
+        self.started.as_ref().map_or(0, |s| {
+            crate::runner::spelling_steps_of(&s.parts, s.numbers, cases)
+        })
+    }
+
+    /// What the grade says first of how it reads numbers, when it matters: the steps left out,
+    /// or a declaration refused.
+    pub fn numbers_note(&self, cases: &[Case]) -> Option<String> {
+        let left_out = self.left_out(cases);
+        if left_out > 0 {
+            Some(format!(
+                "{} left out (it declares `numbers: values`; --numbers strict judges them)",
+                crate::report::count(left_out, "step", "steps")
+            ))
+        } else if self.started.as_ref().is_ok_and(|s| s.numbers_refused) {
+            Some("declares `numbers: values`, refused: every step judged (--numbers strict)".into())
+        } else {
+            None
+        }
+    }
+
+    /// Its line in the brief's terms (after the note on numbers, if any), or why it could not
+    /// start.
+    pub fn verdict_line(&self, grade: &Grade, cases: &[Case]) -> String {
         match &self.started {
-            Ok(_) => grade.in_brief_terms(),
+            Ok(_) => match self.numbers_note(cases) {
+                Some(note) => format!("{note}; {}", grade.in_brief_terms()),
+                None => grade.in_brief_terms(),
+            },
             Err(e) => format!("could not start: {}", e.lines().next().unwrap_or("")),
         }
     }
@@ -508,6 +540,7 @@ impl Slot {
             describe: s.describe,
             parts: s.parts,
             numbers: s.numbers,
+            numbers_refused: s.numbers_refused,
         }
     }
 

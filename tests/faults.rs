@@ -201,3 +201,99 @@ fn per_case_mode_runs_a_process_per_case() {
         "{verdicts:?}"
     );
 }
+
+/// The report names what happened, not a timeout it is not: before, each of these read "no
+/// answer within 1.5 s".
+#[track_caller]
+fn assert_named_not_timed_out(fault: &str, needle: &str) {
+    let (cases, verdicts, took) = run(fault, quick(), 2);
+    let victim = cases.iter().position(|c| c.id == VICTIM);
+    match victim.and_then(|i| verdicts.get(i)) {
+        Some(Verdict::Errored(m)) => {
+            assert!(m.contains(needle), "{fault}: report lacks {needle:?}:\n{m}");
+            assert!(!m.contains("no answer within"), "{fault}: a timeout:\n{m}");
+        }
+        other => panic!("{fault}: victim should be errored, got {other:?}"),
+    }
+    assert!(took < Duration::from_secs(20), "{fault}: took {took:?}");
+}
+
+#[test]
+fn an_exit_while_a_child_holds_stdout_is_an_exit_with_its_status() {
+    assert_named_not_timed_out(
+        "exit-keeping-stdout",
+        "the implementation exited (exit status: 4), but a process it started keeps its stdout \
+         open",
+    );
+}
+
+/// Started directly, the implementation that closes stdout is seen at once (end of output while
+/// it runs); behind a shell that waits for it (or a launcher such as pyenv's shims), which keeps
+/// stdout open, it is seen when the time is up, from who still holds stdout.
+#[test]
+fn closing_stdout_and_staying_alive_is_named() {
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
+    let fake = root()
+        .join("tests/fakes/fake_impl.py")
+        .display()
+        .to_string();
+    let direct = format!("exec {python} {fake} close-output {VICTIM}");
+    // `sh` cannot `exec` a command that another follows: it stays, waiting, holding stdout.
+    let behind = format!("{python} {fake} close-output {VICTIM}; exit 0");
+    for (command, seen) in [(direct, None), (behind, Some("`sh` (pid "))] {
+        let cases = cases();
+        let implementation = Subprocess::start(&command, quick());
+        let verdicts = check_all(&implementation, &cases, Scope::FULL, 2);
+        drop(implementation);
+        let victim = cases.iter().position(|c| c.id == VICTIM);
+        match victim.and_then(|i| verdicts.get(i)) {
+            Some(Verdict::Errored(m)) => {
+                assert!(
+                    m.contains(
+                        "the implementation closed its output (stdout) and is still running"
+                    ),
+                    "{command}: {m}"
+                );
+                match seen {
+                    None => assert!(!m.contains("no answer within"), "{command}: {m}"),
+                    Some(holder) => assert!(
+                        m.contains(&format!("only {holder}"))
+                            && m.contains("waiting for its child"),
+                        "{command}: {m}"
+                    ),
+                }
+            }
+            other => panic!("{command}: the victim should be errored, got {other:?}"),
+        }
+    }
+}
+
+/// One that closes stdin and stdout after its hello and stays alive: the case cannot be sent, and
+/// the report says why instead of a bare broken pipe.
+#[test]
+fn closing_stdin_and_staying_alive_is_named() {
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 runs");
+    let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
+    let fake = root()
+        .join("tests/fakes/fake_impl.py")
+        .display()
+        .to_string();
+    let implementation = Subprocess::start(&format!("exec {python} {fake} close-both @@"), quick());
+    let cases = cases();
+    let verdicts = check_all(&implementation, &cases[..1], Scope::FULL, 1);
+    drop(implementation);
+    match verdicts.first() {
+        Some(Verdict::Errored(m)) => assert!(
+            m.contains("it closed its input (stdin) and is still running"),
+            "{m}"
+        ),
+        other => panic!("the case should be errored, got {other:?}"),
+    }
+}

@@ -381,3 +381,113 @@ for other in ("alice", "bob"):
     assert_eq!(summary(&out)["could_not_start"], 2, "{}", text(&out));
     assert!(text(&out).contains("ESCAPED"), "{}", text(&out));
 }
+
+/// A key in the grader's session keyring (an SSH agent's, a cloud login's, Kerberos tickets live
+/// there) is out of the submission's reach: the sandbox starts with a session keyring of its
+/// own. Without the sandbox the same submission reads the key. The key is added to a session
+/// keyring this test thread joins, which hookcheck inherits as a grader's shell would pass it on.
+#[test]
+#[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
+fn the_grader_s_session_keyring_is_out_of_reach() {
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    const KEY_SPEC_SESSION_KEYRING: libc::c_long = -3;
+    let name =
+        std::ffi::CString::new(format!("hookcheck-test-{}", std::process::id())).expect("a name");
+    let description =
+        std::ffi::CString::new(format!("hookcheck-secret-{}", std::process::id())).expect("text");
+    let secret = b"the grader's token";
+    // SAFETY: keyctl and add_key read the NUL-terminated strings and the payload they are given.
+    let (joined, serial) = unsafe {
+        let joined = libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name.as_ptr());
+        let serial = libc::syscall(
+            libc::SYS_add_key,
+            c"user".as_ptr(),
+            description.as_ptr(),
+            secret.as_ptr(),
+            secret.len(),
+            KEY_SPEC_SESSION_KEYRING,
+        );
+        (joined, serial)
+    };
+    assert!(
+        joined >= 0 && serial >= 0,
+        "keyrings are not available on this machine (keyctl: {}), so this cannot be tested here",
+        std::io::Error::last_os_error()
+    );
+    let (dir, _) = submission(
+        "keyring",
+        &format!(
+            r#"
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_keyctl = {sys_keyctl}
+KEYCTL_SEARCH, KEYCTL_READ, KEY_SPEC_SESSION_KEYRING = 10, 11, -3
+found = []
+for key in (libc.syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, b"user",
+                         b"{description}", 0), {serial}):
+    buf = ctypes.create_string_buffer(256)
+    n = libc.syscall(SYS_keyctl, KEYCTL_READ, key, buf, 256)
+    if n > 0:
+        found.append(buf.raw[:n].decode(errors="replace"))
+if found:
+    raise SystemExit("ESCAPED: read the grader's key: " + found[0])
+"#,
+            description = description.to_string_lossy(),
+            sys_keyctl = libc::SYS_keyctl
+        ),
+    );
+    let out = check(&dir, &["--sandbox"]);
+    assert_contained(&out);
+    let plain = check(&dir, &[]);
+    assert_escaped(&plain);
+    assert!(
+        text(&plain).contains("the grader's token"),
+        "{}",
+        text(&plain)
+    );
+}
+
+/// A submission ended by one of the sandbox's limits is reported as ended by that limit. Before,
+/// the CPU limit read "exit status: 137", and the memory limit as any exit.
+#[test]
+#[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
+fn a_process_ended_by_a_limit_is_reported_as_ended_by_that_limit() {
+    let (dir, _) = submission("cpu", "while True:\n    pass\n");
+    let out = check(&dir, &["--sandbox", "--sandbox-cpu", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("killed by the CPU limit of 1 s of CPU time per process"),
+        "{}",
+        text(&out)
+    );
+    let (dir, _) = submission(
+        "memory",
+        "hoard = []\nwhile True:\n    hoard.append(bytearray(16 << 20))\n",
+    );
+    let out = check(&dir, &["--sandbox", "--sandbox-memory", "128"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("out of memory under the memory limit of 128 MiB"),
+        "{}",
+        text(&out)
+    );
+}
+
+/// Inside the sandbox bwrap holds stdout too, while it watches the sandbox: a submission that
+/// closes its own is still seen to have closed it. Before, it was a timeout.
+#[test]
+#[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
+fn a_sandboxed_submission_that_closes_stdout_is_named() {
+    let (dir, _) = submission(
+        "closed",
+        "import os, time\nos.close(0)\nos.close(1)\ntime.sleep(60)\n",
+    );
+    let out = check(&dir, &["--sandbox", "--timeout", "1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("the implementation closed its output (stdout) and is still running")
+            && text(&out).contains("`bwrap` (pid "),
+        "{}",
+        text(&out)
+    );
+}

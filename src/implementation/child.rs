@@ -9,6 +9,8 @@ use super::{live, reap};
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{ChildStdin, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,6 +26,10 @@ pub const STDERR_TAIL: usize = 4 << 10;
 /// Lines read ahead of the one being waited for: enough to see an extra answer, too few to hold
 /// a flood.
 const READ_AHEAD: usize = 2;
+/// How often a process waited for is looked at (whether it exited).
+const WATCH: Duration = Duration::from_millis(20);
+/// How long after its exit a process's last output may take to be read.
+const AFTER_EXIT: Duration = Duration::from_millis(200);
 
 /// How stdout is read.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,13 +87,42 @@ pub enum NoAnswer {
         status: String,
         partial: String,
     },
+    /// The process exited, but stdout stays open: a process it started holds it.
+    ExitedHolding {
+        status: String,
+    },
+    /// Stdout reached its end while the process still runs: it closed it.
+    ClosedOutput,
+    /// The time ran out, and stdout is held only by processes that wait for a child (a shell or
+    /// a launcher that started the implementation, which closed it): who holds it, with the verb
+    /// (`` `sh` (pid 12), waiting for its child, holds ``).
+    ClosedBehind {
+        timeout: Duration,
+        holders: String,
+    },
     TooLong(usize),
     Io(String),
 }
 
 impl NoAnswer {
     pub fn is_timeout(&self) -> bool {
-        matches!(self, NoAnswer::Timeout { .. })
+        // Seen only once the time ran out, and read from the outside: run once more, alone, as a
+        // timeout is, before it counts.
+        matches!(
+            self,
+            NoAnswer::Timeout { .. } | NoAnswer::ClosedBehind { .. }
+        )
+    }
+
+    /// The process is gone, or no longer listens or speaks, since its previous answer.
+    pub fn is_gone(&self) -> bool {
+        matches!(
+            self,
+            NoAnswer::Exited { .. }
+                | NoAnswer::ExitedHolding { .. }
+                | NoAnswer::ClosedOutput
+                | NoAnswer::Io(_)
+        )
     }
 }
 
@@ -113,6 +148,20 @@ impl std::fmt::Display for NoAnswer {
                 f,
                 "the implementation exited ({status}) after writing an unfinished line: {}",
                 clip(partial, 200)
+            ),
+            NoAnswer::ExitedHolding { status } => write!(
+                f,
+                "the implementation exited ({status}), but a process it started keeps its stdout \
+                 open"
+            ),
+            NoAnswer::ClosedOutput => {
+                f.write_str("the implementation closed its output (stdout) and is still running")
+            }
+            NoAnswer::ClosedBehind { timeout, holders } => write!(
+                f,
+                "no answer within {}: the implementation closed its output (stdout) and is still \
+                 running; only {holders} it open",
+                seconds(*timeout)
             ),
             NoAnswer::TooLong(limit) => write!(
                 f,
@@ -170,6 +219,10 @@ pub struct Child {
     stderr: Arc<Mutex<VecDeque<u8>>>,
     exited: Option<ExitStatus>,
     collected: bool,
+    /// The inode of the stdout pipe, to tell which processes hold it.
+    stdout_pipe: Option<u64>,
+    /// The sandbox's limits, to name them when they ended the process.
+    limits: Option<Sandbox>,
 }
 
 impl Child {
@@ -198,13 +251,14 @@ impl Child {
         env.push((reap::MARK.to_string(), OsString::from(&mark)));
         // A check leaves no `__pycache__` in a submission's folder (or in this repository).
         env.push(("PYTHONDONTWRITEBYTECODE".to_string(), OsString::from("1")));
-        let mut process = super::sandbox::command(command, sandbox, &env, dir)
-            .map_err(io::Error::other)?
+        let mut started =
+            super::sandbox::command(command, sandbox, &env, dir).map_err(io::Error::other)?;
+        started
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        let mut process = reap::spawn(started)?;
         let pid = i32::try_from(process.id()).unwrap_or(0);
         live::register(pid, &mark);
         let pipes = (
@@ -218,6 +272,9 @@ impl Child {
             live::unregister(pid);
             return Err(io::Error::other("no pipes to the implementation"));
         };
+        let stdout_pipe = std::fs::metadata(format!("/proc/self/fd/{}", stdout.as_raw_fd()))
+            .ok()
+            .map(|m| m.ino());
         let (tx, output) = mpsc::sync_channel(READ_AHEAD);
         thread::spawn(move || match reading {
             Reading::Lines => read_lines(stdout, &tx, max_answer),
@@ -239,6 +296,8 @@ impl Child {
             stderr: tail,
             exited: None,
             collected: false,
+            stdout_pipe,
+            limits: sandbox.cloned(),
         })
     }
 
@@ -253,6 +312,15 @@ impl Child {
         requests.send(line).map_err(|_| closed())?;
         match self.written.recv_timeout(deadline.left()) {
             Ok(Ok(())) => Ok(()),
+            // An exiting process closes its stdin a moment before it can be seen to have exited.
+            Ok(Err(e))
+                if e.kind() == io::ErrorKind::BrokenPipe
+                    && self.wait(Duration::from_millis(100)).is_none() =>
+            {
+                Err(NoAnswer::Io(
+                    "it closed its input (stdin) and is still running".to_string(),
+                ))
+            }
             Ok(Err(e)) => Err(NoAnswer::Io(format!("cannot send the case: {e}"))),
             Err(RecvTimeoutError::Timeout) => Err(NoAnswer::Timeout {
                 timeout: deadline.timeout,
@@ -267,25 +335,106 @@ impl Child {
         self.requests = None;
     }
 
-    /// The next line (or, reading whole, all of stdout), waiting until the deadline.
+    /// The next line (or, reading whole, all of stdout), waiting until the deadline. While it
+    /// waits it watches the process: one that exited while stdout stays open (a process it started
+    /// holds it) is told apart from one that is still working.
     pub fn receive(&mut self, deadline: Deadline) -> Result<String, NoAnswer> {
-        match self.output.recv_timeout(deadline.left()) {
-            Ok(Output::Text(text)) => Ok(text),
-            Ok(Output::Closed { partial }) => Err(NoAnswer::Exited {
-                status: self.exit_status(),
+        let mut exited_at: Option<Instant> = None;
+        loop {
+            let slice = deadline.left().min(WATCH);
+            let got = match self.output.recv_timeout(slice) {
+                Err(RecvTimeoutError::Timeout) => None,
+                other => Some(other),
+            };
+            match got {
+                Some(Ok(Output::Text(text))) => return Ok(text),
+                Some(Ok(Output::Closed { partial })) => return Err(self.closed(partial)),
+                Some(Err(_)) => return Err(self.closed(String::new())),
+                Some(Ok(Output::TooLong(limit))) => return Err(NoAnswer::TooLong(limit)),
+                Some(Ok(Output::Failed(e))) => return Err(NoAnswer::Io(e)),
+                None => {}
+            }
+            if deadline.left().is_zero() {
+                return Err(self.out_of_time(deadline));
+            }
+            if exited_at.is_none() && self.exited_now().is_some() {
+                exited_at = Some(Instant::now());
+            }
+            // What it wrote before it exited is in the pipe: a moment for it to be read.
+            if exited_at.is_some_and(|t| t.elapsed() >= AFTER_EXIT)
+                && let Some(status) = self.exited_now()
+            {
+                self.exited = Some(status);
+                return Err(NoAnswer::ExitedHolding {
+                    status: self.describe_exit(status),
+                });
+            }
+        }
+    }
+
+    /// Stdout reached its end: the process exited, or it closed stdout and runs on.
+    fn closed(&mut self, partial: String) -> NoAnswer {
+        // stdout closes a moment before the exit status is ready to collect.
+        match self.wait(Duration::from_millis(500)) {
+            Some(status) => NoAnswer::Exited {
+                status: self.describe_exit(status),
                 partial,
-            }),
-            Err(RecvTimeoutError::Disconnected) => Err(NoAnswer::Exited {
-                status: self.exit_status(),
-                partial: String::new(),
-            }),
-            Ok(Output::TooLong(limit)) => Err(NoAnswer::TooLong(limit)),
-            Ok(Output::Failed(e)) => Err(NoAnswer::Io(e)),
-            Err(RecvTimeoutError::Timeout) => Err(NoAnswer::Timeout {
+            },
+            None if partial.is_empty() => NoAnswer::ClosedOutput,
+            None => NoAnswer::Exited {
+                status: "stdout closed, still running".to_string(),
+                partial,
+            },
+        }
+    }
+
+    /// The time ran out. If stdout is held only by processes waiting for a child (the shell or
+    /// launcher that started the implementation), the implementation closed it.
+    fn out_of_time(&self, deadline: Deadline) -> NoAnswer {
+        let holders = self.stdout_pipe.and_then(|pipe| {
+            reap::only_waiting_hold(self.pid, &self.mark, pipe, self.limits.is_some())
+        });
+        match holders {
+            Some(holders) => NoAnswer::ClosedBehind {
+                timeout: deadline.timeout,
+                holders,
+            },
+            None => NoAnswer::Timeout {
                 timeout: deadline.timeout,
                 writing: false,
-            }),
+            },
         }
+    }
+
+    /// The exit status, and the sandbox's limit that ended the process when one did: the CPU
+    /// limit sends SIGXCPU (a shell or bwrap between passes it on as exit status 128 + 24); the
+    /// memory limit makes allocations fail, which the process reports on stderr as it dies.
+    pub fn describe_exit(&self, status: ExitStatus) -> String {
+        let Some(limits) = &self.limits else {
+            return status.to_string();
+        };
+        let xcpu =
+            status.signal() == Some(libc::SIGXCPU) || status.code() == Some(128 + libc::SIGXCPU);
+        if xcpu {
+            let passed_on = if status.code().is_some() {
+                ", which is 128 + SIGXCPU"
+            } else {
+                ""
+            };
+            return format!(
+                "{status}{passed_on}: killed by the CPU limit of {} s of CPU time per process \
+                 (--sandbox-cpu)",
+                limits.cpu_seconds
+            );
+        }
+        if !status.success() && out_of_memory(&self.stderr_tail()) {
+            return format!(
+                "{status}: out of memory under the memory limit of {} MiB of address space per \
+                 process (--sandbox-memory), as its stderr says",
+                limits.memory_mib
+            );
+        }
+        status.to_string()
     }
 
     /// What the process wrote since its last answer, without waiting.
@@ -344,14 +493,6 @@ impl Child {
         }
     }
 
-    fn exit_status(&mut self) -> String {
-        // stdout closes a moment before the exit status is ready to collect.
-        match self.wait(Duration::from_millis(500)) {
-            Some(status) => status.to_string(),
-            None => "stdout closed, still running".to_string(),
-        }
-    }
-
     /// The last lines the process wrote to stderr.
     pub fn stderr_tail(&self) -> String {
         // Give the drain thread a moment to collect what a dying process wrote last.
@@ -399,6 +540,22 @@ impl Drop for Child {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// Whether a stderr tail says the process ran out of memory, in the words of the usual runtimes:
+/// Python, C's `strerror`, C++, Rust, Go, Node and the JVM.
+fn out_of_memory(stderr: &str) -> bool {
+    let tail = stderr.to_ascii_lowercase();
+    [
+        "memoryerror",
+        "out of memory",
+        "outofmemory",
+        "cannot allocate memory",
+        "bad_alloc",
+        "memory allocation of",
+    ]
+    .iter()
+    .any(|words| tail.contains(words))
 }
 
 fn write_requests(

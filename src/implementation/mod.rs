@@ -9,7 +9,7 @@ pub mod sandbox;
 
 pub use live::kill_all;
 pub use process::{Hello, MAX_ANSWER, Options, PROTOCOL, Subprocess};
-pub use reap::{MARK, adopt_orphans, sweep};
+pub use reap::{MARK, adopt_orphans, guard, keep_watch, sweep};
 pub use sandbox::Sandbox;
 
 use crate::case::{Case, Part};
@@ -61,6 +61,11 @@ pub trait Implementation: Sync {
     /// otherwise.
     fn numbers(&self) -> Numbers {
         Numbers::Spelling
+    }
+    /// Whether it declared `numbers: values` and the grader refused it (`--numbers strict`):
+    /// every step is judged, those that depend on number spelling included.
+    fn numbers_refused(&self) -> bool {
+        false
     }
     /// A problem seen before any case ran (a failed handshake), for the report's header.
     fn warning(&self) -> Option<String> {

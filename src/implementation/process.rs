@@ -35,6 +35,9 @@ pub struct Options {
     pub require_parts: Vec<Part>,
     /// How a per-case implementation's JSON reader sees numbers (lines mode: the handshake).
     pub numbers: Numbers,
+    /// `--numbers strict`: a declaration of `numbers: values` is refused, and every step is
+    /// sent and judged, those whose expectations depend on number spelling included.
+    pub strict_numbers: bool,
     /// The longest answer, in bytes, to one case; a longer one errors the case.
     pub max_answer: usize,
     /// Environment variables set for the command: the values of the placeholders `{path}`,
@@ -57,6 +60,7 @@ impl Default for Options {
             parts: Part::BRIEF.to_vec(),
             require_parts: Vec::new(),
             numbers: Numbers::Spelling,
+            strict_numbers: false,
             max_answer: MAX_ANSWER,
             vars: Vec::new(),
             sandbox: None,
@@ -127,7 +131,7 @@ impl From<NoAnswer> for Fault {
     fn from(e: NoAnswer) -> Self {
         Fault {
             timeout: e.is_timeout(),
-            gone: matches!(e, NoAnswer::Exited { .. } | NoAnswer::Io(_)),
+            gone: e.is_gone(),
             message: e.to_string(),
         }
     }
@@ -505,10 +509,15 @@ impl Implementation for Subprocess {
     }
 
     fn numbers(&self) -> Numbers {
-        match (&self.hello, self.options.per_case) {
-            (Some(h), false) => h.numbers,
-            _ => self.options.numbers,
+        if self.options.strict_numbers {
+            Numbers::Spelling
+        } else {
+            self.declared_numbers()
         }
+    }
+
+    fn numbers_refused(&self) -> bool {
+        self.options.strict_numbers && self.declared_numbers() == Numbers::Values
     }
 
     fn warning(&self) -> Option<String> {
@@ -536,6 +545,16 @@ impl Implementation for Subprocess {
             .lock()
             .map(|mut l| std::mem::take(&mut *l))
             .unwrap_or_default()
+    }
+}
+
+impl Subprocess {
+    /// How it says its JSON reader sees numbers: the handshake, or the options in per-case mode.
+    fn declared_numbers(&self) -> Numbers {
+        match (&self.hello, self.options.per_case) {
+            (Some(h), false) => h.numbers,
+            _ => self.options.numbers,
+        }
     }
 }
 
@@ -627,7 +646,10 @@ fn per_case_run(child: &mut Child, ops: &[Value], timeout: Duration) -> Result<V
     if let Some(status) = child.wait(deadline.left())
         && !status.success()
     {
-        return Err(Fault::new(format!("the implementation exited ({status})")));
+        return Err(Fault::new(format!(
+            "the implementation exited ({})",
+            child.describe_exit(status)
+        )));
     }
     let results: Value = serde_json::from_str(&out).map_err(|e| {
         Fault::new(format!(

@@ -5,8 +5,30 @@
 //! variable its descendants inherit, and on every stop kills the group, every descendant found in
 //! `/proc`, and every orphan it adopted that carries the mark. `--sandbox` is the strong form of
 //! this (a PID namespace); this module is what holds without it.
+//!
+//! A chain that never stays put (each generation moves to a new session, forks the next and
+//! exits) outruns any walk of the whole of `/proc`: by the time the walk is read, the process it
+//! found is gone and its successor was not in it. But every generation is orphaned, so it is
+//! re-parented to us: [`chase`] reads only our own children lists (a few small files, not the
+//! process table) and kills what it finds until two reads in a row find none, within a bound of
+//! time. Only this process can end that: no cgroup is needed.
+//!
+//! When hookcheck is killed with SIGKILL it can clean up nothing, so two things act without it.
+//! The processes it starts get `PR_SET_PDEATHSIG` (SIGKILL): the kernel kills them with it. That
+//! reaches only the process hookcheck started (a shell that did not `exec`, a launcher such as
+//! pyenv's shims, keep the real implementation one level down, and the signal is not inherited),
+//! so a *guard* ([`guard`]), a second hookcheck process outside the process group, waits for the
+//! end of a pipe only hookcheck holds: when hookcheck is gone, it kills every process that carries
+//! this run's mark. The kernel sends the death signal when the *thread* that started the process
+//! ends, not the process: every process is started from one thread that lives as long as
+//! hookcheck ([`spawn`]), since the workers that ask for processes come and go.
 
-use std::sync::Once;
+use std::io;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Mutex, Once, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The environment variable that marks an implementation's processes: `<hookcheck pid>-<n>`.
 pub const MARK: &str = "HOOKCHECK_PROCESS";
@@ -88,6 +110,51 @@ fn victims(rows: &[Row], root: i32, mark: &str) -> Vec<i32> {
     found
 }
 
+/// When the implementation process `root` (marked `mark`) and what it started hold the pipe
+/// `pipe` only in processes blocked waiting for a child (a shell or launcher that started the
+/// implementation and waits for it), who they are (`` `sh` (pid 12) ``); otherwise, or when a
+/// process's descriptors or state cannot be read, `None`: nothing is claimed that was not seen.
+/// With `sandboxed`, `root` is the outer bwrap, which holds the pipe while it watches the sandbox
+/// (not in a wait): it is not counted.
+pub fn only_waiting_hold(root: i32, mark: &str, pipe: u64, sandboxed: bool) -> Option<String> {
+    let rows = table();
+    let target = format!("pipe:[{pipe}]");
+    let mut holders = Vec::new();
+    let mut tree = victims(&rows, root, mark);
+    tree.sort_unstable();
+    tree.dedup();
+    for pid in tree {
+        if (sandboxed && pid == root) || !rows.iter().any(|r| r.pid == pid) {
+            continue;
+        }
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+        let holds = fds
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l.as_os_str() == &*target));
+        if holds {
+            holders.push(pid);
+        }
+    }
+    if holders.is_empty() {
+        return None;
+    }
+    let mut names = Vec::new();
+    for pid in holders {
+        // The first field is the number of the system call the process is blocked in.
+        let call = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok()?;
+        let number: libc::c_long = call.split_whitespace().next()?.parse().ok()?;
+        if number != libc::SYS_wait4 && number != libc::SYS_waitid {
+            return None;
+        }
+        let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        names.push(format!("`{}` (pid {pid})", name.trim()));
+    }
+    Some(match names.len() {
+        1 => format!("{}, waiting for its child, holds", names[0]),
+        _ => format!("{}, each waiting for a child, hold", names.join(" and ")),
+    })
+}
+
 /// Kills the implementation process `root` (the leader of its own group, marked `mark`) and
 /// everything it started, and collects the adopted orphans among them. `root` itself is left for
 /// its owner to collect.
@@ -114,6 +181,7 @@ pub fn kill_tree(root: i32, mark: &str) {
             break;
         }
     }
+    chase(|pid| marked(pid, mark), CHASE_TREE);
 }
 
 /// Collects the exit status of those of `pids` that are our children (adopted orphans), so they
@@ -137,7 +205,7 @@ pub fn sweep() {
     for _ in 0..4 {
         let stray: Vec<i32> = table()
             .iter()
-            .filter(|r| r.pid != me)
+            .filter(|r| r.pid != me && GUARD.get() != Some(&r.pid))
             .filter(|r| {
                 r.ppid == me
                     || std::fs::read(format!("/proc/{}/environ", r.pid)).is_ok_and(|env| {
@@ -162,6 +230,210 @@ pub fn sweep() {
             .collect();
         collect_adopted(&adopted);
     }
+    // Whatever is left (a chain that re-forks faster than the table is read, an orphan that
+    // dropped the mark) is one of our children now.
+    chase(|_| true, CHASE_SWEEP);
+}
+
+/// How long [`chase`] may go on: a case's stop, and the end of a run (or a signal).
+const CHASE_TREE: Duration = Duration::from_millis(500);
+const CHASE_SWEEP: Duration = Duration::from_secs(2);
+
+/// Our children that no `Child` owns and `wanted` accepts. The kernel lists a process's children
+/// per thread (an orphan goes to one of the subreaper's threads); without those lists (a kernel
+/// built without them) the process table says the same, more slowly.
+fn adopted(wanted: &impl Fn(i32) -> bool) -> Vec<i32> {
+    let me = std::process::id() as i32;
+    let lists = std::path::Path::new("/proc/self/task/")
+        .join(me.to_string())
+        .join("children")
+        .exists();
+    let children: Vec<i32> = match std::fs::read_dir("/proc/self/task") {
+        Ok(tasks) if lists => tasks
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+            .flat_map(|c| {
+                c.split_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok())
+                    .collect::<Vec<i32>>()
+            })
+            .collect(),
+        _ => table()
+            .iter()
+            .filter(|r| r.ppid == me)
+            .map(|r| r.pid)
+            .collect(),
+    };
+    children
+        .into_iter()
+        .filter(|p| *p != me && GUARD.get() != Some(p) && !super::live::owned(*p) && wanted(*p))
+        .collect()
+}
+
+/// Kills and collects the adopted children `wanted` accepts until two reads of our children in a
+/// row find none, or `bound` has passed. A zombie is collected, not chased: it started nothing
+/// that is not already ours (the kernel re-parents a process's children before it becomes one).
+fn chase(wanted: impl Fn(i32) -> bool, bound: Duration) {
+    let until = Instant::now() + bound;
+    let mut killed: Vec<i32> = Vec::new();
+    let mut empty_reads = 0;
+    while empty_reads < 2 && Instant::now() < until {
+        let found = adopted(&wanted);
+        for pid in &found {
+            // SAFETY: kill only sends a signal.
+            unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+            }
+            if !killed.contains(pid) {
+                killed.push(*pid);
+            }
+        }
+        killed.retain(|pid| !collected(*pid));
+        if found.is_empty() {
+            empty_reads += 1;
+            // A moment for an orphan being re-parented between two threads' lists to land (it
+            // takes microseconds; every stop pays this twice).
+            std::thread::sleep(Duration::from_micros(100));
+        } else {
+            empty_reads = 0;
+        }
+    }
+    // The last ones killed need a moment to die before they can be collected.
+    while !killed.is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(1));
+        killed.retain(|pid| !collected(*pid));
+    }
+}
+
+/// Collects `pid` if it is a child of ours that has ended: true once it is gone.
+fn collected(pid: i32) -> bool {
+    let mut status = 0;
+    // SAFETY: waitpid on a specific pid with WNOHANG never blocks.
+    let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+    r == pid || r < 0
+}
+
+/// The guard's pid, which the sweeps leave alone: it is our child, unmarked, and must outlive us.
+static GUARD: OnceLock<i32> = OnceLock::new();
+
+/// Starts the guard of this run: `exe guard PID`, reading a pipe whose other end only this
+/// process holds (close-on-exec, so no implementation inherits it). Without it (no executable to
+/// start) the run goes on as before; `PR_SET_PDEATHSIG` still holds.
+pub fn guard(exe: &std::path::Path) {
+    static WRITE_END: OnceLock<std::process::ChildStdin> = OnceLock::new();
+    if GUARD.get().is_some() {
+        return;
+    }
+    let started = Command::new(exe)
+        .arg("guard")
+        .arg(std::process::id().to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        // Its own group: a Ctrl-C or a kill of hookcheck's group does not reach it.
+        .process_group(0)
+        .spawn();
+    if let Ok(mut guard) = started
+        && let Some(stdin) = guard.stdin.take()
+    {
+        let _ = GUARD.set(guard.id() as i32);
+        let _ = WRITE_END.set(stdin);
+    }
+}
+
+/// The guard's side: waits until the pipe from hookcheck `watched` ends (it exited, however it
+/// died), then kills every process marked by that run until two walks of `/proc` in a row find
+/// none (bounded: what still runs after that was not started by it). The guard is no subreaper
+/// of theirs, so a chain that re-forks is caught by speed instead: after the first walk, only
+/// processes not seen before are read, so a walk costs little more than listing `/proc`.
+pub fn keep_watch(watched: u32) {
+    let mut sink = [0u8; 64];
+    let mut stdin = io::stdin().lock();
+    while io::Read::read(&mut stdin, &mut sink).is_ok_and(|n| n > 0) {}
+    let wanted = format!("{MARK}={watched}-");
+    let me = std::process::id() as i32;
+    let mut unmarked = std::collections::HashSet::new();
+    let until = Instant::now() + CHASE_SWEEP;
+    let mut empty_walks = 0;
+    while empty_walks < 2 && Instant::now() < until {
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let mut found = false;
+        for pid in dir
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        {
+            if pid == me || unmarked.contains(&pid) {
+                continue;
+            }
+            let marked = std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
+                env.split(|b| *b == 0)
+                    .any(|v| v.starts_with(wanted.as_bytes()))
+            });
+            if marked {
+                found = true;
+                // SAFETY: kill only sends a signal.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            } else {
+                unmarked.insert(pid);
+            }
+        }
+        empty_walks = if found { 0 } else { empty_walks + 1 };
+    }
+}
+
+type Spawned = io::Result<Child>;
+/// A command to start, and where to send the started process.
+type Request = (Command, Sender<Spawned>);
+
+/// Starts `command` so that it dies with hookcheck (`PR_SET_PDEATHSIG`), from the one thread
+/// that lives as long as hookcheck (see the module's doc).
+pub fn spawn(mut command: Command) -> Spawned {
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: the closure runs in the forked child before `exec` and makes only async-signal-safe
+    // system calls (`prctl`, `getppid`), allocating nothing (the standard library passes only the
+    // error's number back to the parent).
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            // hookcheck died between the fork and the prctl: the signal will never come.
+            if libc::getppid() != parent {
+                return Err(io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+    static SPAWNER: OnceLock<Mutex<Sender<Request>>> = OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (requests, incoming) = mpsc::channel::<Request>();
+        // Without a thread to spare, the receiver is dropped with the closure and every request
+        // below fails with a message.
+        let _ = std::thread::Builder::new()
+            .name("hookcheck-spawner".to_string())
+            .spawn(move || {
+                for (mut command, reply) in incoming {
+                    let _ = reply.send(command.spawn());
+                }
+            });
+        Mutex::new(requests)
+    });
+    let (reply, answer) = mpsc::channel();
+    let sent = spawner
+        .lock()
+        .map_err(|_| io::Error::other("the spawner is gone"))
+        .and_then(|s| {
+            s.send((command, reply))
+                .map_err(|_| io::Error::other("no thread to start processes from"))
+        });
+    sent?;
+    answer
+        .recv()
+        .map_err(|_| io::Error::other("no thread to start processes from"))?
 }
 
 #[cfg(test)]

@@ -22,15 +22,16 @@
 //!   `--die-with-parent`: hookcheck kills the outer `bwrap` (the process group it starts), the
 //!   namespace's first process dies with it, and the kernel kills every process of the
 //!   namespace, `setsid` or not. Also when the command exits by itself: nothing it left behind
-//!   outlives it.
+//!   outlives it. And a session keyring of its own, empty: the grader's keys (which keyrings
+//!   hold across namespaces) stay out of reach.
 //! - Limits set by `prlimit` (util-linux; bwrap sets none): address space, CPU seconds per
-//!   process, processes. The kernel does not enforce `RLIMIT_NPROC` for root, so as root the
-//!   command runs as a uid of its own (`setpriv`, which also drops every capability and sets
-//!   no-new-privs: bwrap started by root keeps root's capabilities inside). The uid is new for
-//!   every sandbox, because the kernel counts processes per uid: with one shared uid, a fork bomb
-//!   in one submission would starve the others running beside it. As a normal user, bwrap makes
-//!   a user namespace, in which the kernel counts the sandbox's processes apart from the user's
-//!   own.
+//!   process (SIGXCPU at the limit, SIGKILL a second later), processes. The kernel does not
+//!   enforce `RLIMIT_NPROC` for root, so as root the command runs as a uid of its own
+//!   (`setpriv`, which also drops every capability and sets no-new-privs: bwrap started by root
+//!   keeps root's capabilities inside). The uid is new for every sandbox, because the kernel
+//!   counts processes per uid: with one shared uid, a fork bomb in one submission would starve
+//!   the others running beside it. As a normal user, bwrap makes a user namespace, in which the
+//!   kernel counts the sandbox's processes apart from the user's own.
 //!
 //! What it does not contain: kernel exploits, side channels and timing; reading what is bound
 //! (`/usr`, `/etc`, the adapter); memory used by the kernel for the process (pipes, page cache);
@@ -41,6 +42,7 @@
 //! ending in `sh -c COMMAND`, the same shell that runs it without a sandbox.
 
 use std::ffi::OsString;
+use std::io;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Component, Path, PathBuf};
@@ -236,7 +238,42 @@ pub fn command(
     let mut command = Command::new("bwrap");
     command.args(argv);
     standard_descriptors_only(&mut command);
+    own_session_keyring(&mut command);
     Ok(command)
+}
+
+/// The sandbox starts with a new, empty session keyring. Keyrings are not namespaced: without
+/// this, every process of the sandbox would possess the grader's session keyring (inherited over
+/// fork and exec), and possession grants reading its keys whatever the uid. Where keyrings are
+/// not reachable at all (a seccomp filter that refuses `keyctl`, a kernel without them) there is
+/// nothing to hide; if the grader's keyring is reachable and cannot be left, the sandbox does not
+/// start.
+fn own_session_keyring(command: &mut Command) {
+    const KEYCTL_GET_KEYRING_ID: libc::c_long = 0;
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    const KEY_SPEC_SESSION_KEYRING: libc::c_long = -3;
+    // SAFETY: the closure runs in the forked child before `exec` and makes only system calls,
+    // allocating nothing; a null name asks for an anonymous keyring.
+    unsafe {
+        command.pre_exec(|| {
+            let joined = libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_JOIN_SESSION_KEYRING,
+                std::ptr::null::<libc::c_char>(),
+            );
+            if joined >= 0 {
+                return Ok(());
+            }
+            let failure = io::Error::last_os_error();
+            let reachable = libc::syscall(
+                libc::SYS_keyctl,
+                KEYCTL_GET_KEYRING_ID,
+                KEY_SPEC_SESSION_KEYRING,
+                0 as libc::c_long,
+            ) >= 0;
+            if reachable { Err(failure) } else { Ok(()) }
+        });
+    }
 }
 
 /// The process starts with only stdin, stdout and stderr open. Descriptors hookcheck inherited
@@ -391,7 +428,9 @@ fn arguments(shell_command: &str, sandbox: &Sandbox, host: &Host) -> Vec<OsStrin
     }
     let limits = [
         format!("--as={}", sandbox.memory_mib << 20),
-        format!("--cpu={}", sandbox.cpu_seconds),
+        // SIGXCPU at the limit, SIGKILL a second later: the signal names the limit that ended
+        // the process (a SIGKILL could be anything's).
+        format!("--cpu={}:{}", sandbox.cpu_seconds, sandbox.cpu_seconds + 1),
         format!("--nproc={}", sandbox.processes),
     ];
     words(&mut args, ["prlimit", &limits[0], &limits[1], &limits[2]]);

@@ -49,7 +49,7 @@ pub fn human(
     };
     let grades: Vec<Grade> = graded.iter().map(|g| g.grade(cases)).collect();
     for ((g, grade), shown) in graded.iter().zip(&grades).zip(&shown) {
-        let text = terminal_line(&clip(&g.verdict_line(grade), LINE_LIMIT));
+        let text = terminal_line(&clip(&g.verdict_line(grade, cases), LINE_LIMIT));
         let line = if g.started.is_err() {
             style.red(&text)
         } else if grade.all_passed() {
@@ -270,6 +270,9 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
         "startup_error": g.started.as_ref().err().map(|e| clip_report(e)),
         "grade": {"full": scores(&grade.full), "brief": scores(&grade.brief)},
         "not_implemented": not_implemented,
+        "numbers": g.started.as_ref().ok().map(|s| s.numbers.as_str()),
+        "numbers_refused": g.started.as_ref().is_ok_and(|s| s.numbers_refused),
+        "steps_not_applicable": g.left_out(cases),
         "brief_terms": grade.in_brief_terms(),
         "total": tally.to_json(),
         "cases": cases.iter().zip(&verdicts).zip(g.ran.iter().zip(&g.slow))

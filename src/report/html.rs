@@ -165,7 +165,7 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
             // Two lines at most, so a row stays a row whatever the width; the whole line on
             // hover (its title) and when the cell is clicked or focused.
             Ok(_) => {
-                let terms = esc(&grade.in_brief_terms());
+                let terms = esc(&g.verdict_line(&grade, cases));
                 let _ = writeln!(
                     out,
                     "<td class=\"terms\"><div class=\"clamp\" tabindex=\"0\" title=\"{terms}\">{terms}</div></td></tr>"

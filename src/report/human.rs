@@ -200,9 +200,16 @@ pub fn human_summary(
         lines.push(format!(
             "{} left out of the cases that ran (not a case count): their expectations depend \
              on how a number is written, and this implementation reads number values \
-             (`numbers: values`)",
+             (`numbers: values`; --numbers strict judges them)",
             super::count(spelling_steps, "step", "steps")
         ));
+    }
+    if offered.numbers_refused {
+        lines.push(
+            "this implementation declares `numbers: values`, refused by --numbers strict: every \
+             step was judged, those whose expectations depend on how a number is written included"
+                .to_string(),
+        );
     }
     if !lines.is_empty() {
         out.push('\n');

@@ -169,6 +169,7 @@ pub fn json_summary(
         .collect();
     let mut event = json!({"event": "summary", "parts": parts, "not_implemented": not_implemented,
        "total": total.to_json(), "steps_not_applicable": offered.spelling_steps,
+       "numbers_refused": offered.numbers_refused,
        "success": passed, "seconds": provenance.seconds,
        "provenance": provenance.to_json()});
     apart_fields(&mut event, apart);

@@ -156,7 +156,7 @@ fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
     );
     for g in graded {
         let grade = g.grade(cases);
-        let mut terms = g.verdict_line(&grade);
+        let mut terms = g.verdict_line(&grade, cases);
         if terse {
             terms = inert::clip(&terms, 60).into_owned();
         }

@@ -129,6 +129,8 @@ pub struct Offered<'a> {
     /// Steps left out of the cases that ran because their expectations depend on number
     /// spelling, which it does not see.
     pub spelling_steps: usize,
+    /// It declared `numbers: values` and `--numbers strict` refused it: no step was left out.
+    pub numbers_refused: bool,
 }
 
 impl Offered<'_> {
@@ -258,6 +260,7 @@ pub(crate) mod fixtures {
                     describe: String::new(),
                     parts: crate::case::Part::ALL.to_vec(),
                     numbers: crate::compare::Numbers::Spelling,
+                    numbers_refused: false,
                 }),
                 ran: if i % 2 == 0 {
                     results.clone()

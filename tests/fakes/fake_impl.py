@@ -47,15 +47,52 @@ def orphans(tag):
                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
 
+def refork(pidfile):
+    """Leaves a chain behind that never stays put: each generation moves to a session of its
+    own, forks the next and exits, and the living one keeps its pid in `pidfile`."""
+    if os.fork() != 0:
+        return
+    os.closerange(0, 3)
+    while True:
+        if os.fork() != 0:
+            os._exit(0)
+        os.setsid()
+        with open(pidfile + ".tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(pidfile + ".tmp", pidfile)
+        time.sleep(float(os.environ.get("FAKE_PAUSE", "0.005")))
+
+
+# FAKE_NUMBERS=values declares `"numbers": "values"` and reads numbers as JavaScript does:
+# `10.0` and `1e1` are the whole number 10.
+numbers = os.environ.get("FAKE_NUMBERS")
+
+
+def whole_if_whole(text):
+    value = float(text)
+    return int(value) if value.is_integer() else value
+
+
 for line in sys.stdin:
-    msg = json.loads(line)
+    msg = json.loads(line, parse_float=whole_if_whole) if numbers == "values" else json.loads(line)
     if msg["type"] == "hello":
-        send(json.dumps({"type": "hello", "protocol": 1, "name": "fake", "language": "python",
-                         "version": "0", "parts": parts}))
+        hello = {"type": "hello", "protocol": 1, "name": "fake", "language": "python",
+                 "version": "0", "parts": parts}
+        if numbers:
+            hello["numbers"] = numbers
+        if fault == "close-both":
+            # Stdin is closed before the hello is out, so no case can be written after it.
+            os.close(0)
+        send(json.dumps(hello))
         if fault == "stop-reading":
             time.sleep(3600)
         if fault == "orphans":
             orphans(pattern)
+        if fault == "close-both":
+            os.close(1)
+            time.sleep(3600)
+        if fault == "refork":
+            refork(os.environ["FAKE_CHAIN"])
         continue
     if msg["type"] == "stop":
         break
@@ -124,6 +161,23 @@ for line in sys.stdin:
     elif fault == "float-seq":
         answer["seq"] = float(seq)
         send(json.dumps(answer))
+    elif fault == "exit-keeping-stdout":
+        # A helper that inherits stdout outlives the exit: stdout never reaches end of file.
+        import subprocess
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"],
+                         stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os._exit(4)
+    elif fault == "close-output":
+        os.close(0)
+        os.close(1)
+        time.sleep(3600)
+    elif fault == "burn-cpu":
+        while True:
+            pass
+    elif fault == "eat-memory":
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
     elif fault == "crash-hard":
         os._exit(1)
     elif fault == "slow-once":

@@ -71,6 +71,10 @@ pub enum Command {
     /// Validate every case file: parsing, unique ids, known rule ids, brief/clarification marks,
     /// no unreviewed recorded case. Exits 1 on any problem.
     Lint(CorpusArgs),
+    /// The guard `check` and `fuzz` start: once the hookcheck process WATCHED is gone, however
+    /// it died, it kills every implementation process that run started.
+    #[command(hide = true)]
+    Guard { watched: u32 },
     /// Serve the reference dispatcher over the implementation protocol (spec/protocol.md), for
     /// checking and timing the process path: `hookcheck check --impl "hookcheck serve"`.
     Serve {
@@ -145,9 +149,12 @@ pub struct ImplArgs {
         value_name = "PART"
     )]
     pub parts: Option<Vec<Part>>,
-    /// How a --per-case implementation's JSON reader sees numbers: `values` when `10.0` and
-    /// `10` read the same (JavaScript, Go), which leaves out the steps that depend on spelling
-    /// [default: spelling]; in lines mode the handshake declares it.
+    /// How numbers are judged. With --per-case, `spelling` or `values` says how the
+    /// implementation's JSON reader sees them (in lines mode the handshake declares it):
+    /// `values` when `10.0` and `10` read the same (JavaScript, Go), which leaves out the steps
+    /// that depend on spelling [default: spelling]. `strict`, for graders, in any mode: a
+    /// declaration of `values` is refused, and every step is sent and judged, so an
+    /// implementation that cannot tell `10.0` from `10` fails those steps.
     #[arg(long, value_enum)]
     pub numbers: Option<NumbersArg>,
     /// Cases in flight at once, each in its own implementation process [default: cores; at
@@ -374,13 +381,16 @@ impl HiddenDetailArg {
 pub enum NumbersArg {
     Spelling,
     Values,
+    Strict,
 }
 
 impl NumbersArg {
-    pub fn numbers(self) -> hookcheck::compare::Numbers {
+    /// What a per-case implementation declares; `None` for `strict`, which declares nothing.
+    pub fn numbers(self) -> Option<hookcheck::compare::Numbers> {
         match self {
-            NumbersArg::Spelling => hookcheck::compare::Numbers::Spelling,
-            NumbersArg::Values => hookcheck::compare::Numbers::Values,
+            NumbersArg::Spelling => Some(hookcheck::compare::Numbers::Spelling),
+            NumbersArg::Values => Some(hookcheck::compare::Numbers::Values),
+            NumbersArg::Strict => None,
         }
     }
 }
