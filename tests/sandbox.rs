@@ -491,3 +491,41 @@ fn a_sandboxed_submission_that_closes_stdout_is_named() {
         text(&out)
     );
 }
+
+/// Before, a JVM that could not reserve its heap under the address-space limit "could not
+/// start" with "nothing on stderr" (it says why on stdout), and nothing pointed at the limit.
+#[test]
+#[ignore = "needs bwrap: .ci/run installs bubblewrap and runs ignored tests"]
+fn a_runtime_that_cannot_reserve_its_memory_is_pointed_at_the_memory_limit() {
+    let dir = common::fresh("sandbox-jvm-like");
+    std::fs::write(
+        dir.join("jvm.py"),
+        "import sys\nprint('Error occurred during initialization of VM')\n\
+         print('Could not reserve enough space for object heap')\nsys.exit(1)\n",
+    )
+    .expect("a fake");
+    let o = hookcheck(
+        &dir,
+        &[
+            "check",
+            "--color",
+            "never",
+            "--sandbox",
+            "--impl",
+            "python3 jvm.py",
+        ],
+    );
+    common::says(&o, 2, "Error occurred during initialization of VM");
+    common::says(
+        &o,
+        2,
+        "each process has 2048 MiB of address space (--sandbox-memory)",
+    );
+    // Unsandboxed, there is no limit to name.
+    let o = hookcheck(
+        &dir,
+        &["check", "--color", "never", "--impl", "python3 jvm.py"],
+    );
+    assert!(!text(&o).contains("--sandbox-memory"), "{}", text(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

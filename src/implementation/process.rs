@@ -212,7 +212,9 @@ impl Subprocess {
         match &second.startup_error {
             None => Ok(second),
             Some(e) => Err(format!(
-                "the implementation cannot start: `{command}` failed twice before any case ran\n{e}"
+                "the implementation cannot start: `{command}` failed twice before any case \
+                 ran\n{e}{}",
+                memory_hint(e, second.options.sandbox.as_ref())
             )),
         }
     }
@@ -690,4 +692,33 @@ fn parse_object(line: &str) -> Result<Value, Fault> {
             clip(line, 300)
         ))),
     }
+}
+
+/// A runtime that reserves its memory at start (a JVM's heap, V8's) fails under the sandbox's
+/// address-space limit before it can speak, often saying so on stdout, where the handshake reads:
+/// the start error then names the limit and the flag that raises it.
+fn memory_hint(error: &str, sandbox: Option<&super::sandbox::Sandbox>) -> String {
+    let Some(sandbox) = sandbox else {
+        return String::new();
+    };
+    let lower = error.to_ascii_lowercase();
+    let signs = [
+        "initialization of vm",
+        "could not reserve",
+        "reserve enough space",
+        "out of memory",
+        "cannot allocate memory",
+        "memoryerror",
+        "heap",
+        "mmap",
+    ];
+    if !signs.iter().any(|s| lower.contains(s)) {
+        return String::new();
+    }
+    format!(
+        "\nunder --sandbox each process has {} MiB of address space (--sandbox-memory): a runtime \
+         that reserves more at start (a JVM's heap, say) fails before its handshake; give a \
+         larger --sandbox-memory (e.g. 8192) or a smaller heap (java -Xmx512m)",
+        sandbox.memory_mib
+    )
 }
