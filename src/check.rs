@@ -196,13 +196,7 @@ fn select(opts: &CheckOptions) -> Result<(Vec<Case>, BTreeSet<String>), ConfigEr
     }
     // Local cases are held to what `hookcheck lint` holds them to: a case citing an unknown rule
     // or marked the wrong way would otherwise pass or fail for nothing.
-    let lintable: Vec<Case> = corpus
-        .cases
-        .iter()
-        .filter(|c| !(opts.allow_unreviewed && c.recorded == Some(Recorded::Unreviewed)))
-        .cloned()
-        .collect();
-    let problems = crate::corpus::problems(&lintable, &crate::spec::rules());
+    let problems = lint_problems(&corpus.cases, opts.allow_unreviewed);
     if !problems.is_empty() {
         let unreviewed = if problems.iter().any(|p| p.contains("not yet reviewed")) {
             " (--allow-unreviewed runs recorded cases not yet reviewed)"
@@ -888,4 +882,15 @@ fn destinations(opts: &CheckOptions, inputs: &[Input]) -> Result<(), ConfigError
 /// Writes a new file; never over an existing one.
 fn write_new(path: &std::path::Path, text: &str) -> Result<(), ConfigError> {
     crate::outputs::write(path, text, false).map_err(ConfigError)
+}
+
+/// What `hookcheck lint` says of cases a run was given, recorded cases not yet reviewed let
+/// through with `allow_unreviewed`.
+fn lint_problems(cases: &[Case], allow_unreviewed: bool) -> Vec<String> {
+    let lintable: Vec<Case> = cases
+        .iter()
+        .filter(|c| !(allow_unreviewed && c.recorded == Some(Recorded::Unreviewed)))
+        .cloned()
+        .collect();
+    crate::corpus::problems(&lintable, &crate::spec::rules())
 }

@@ -3,7 +3,7 @@
 //! (`--generated`), run on each implementation once its cases are done.
 
 use super::{CheckOptions, ConfigError};
-use crate::case::{Case, Recorded};
+use crate::case::Case;
 use crate::corpus::Corpus;
 use crate::fuzz::workloads::Workloads;
 use crate::grade::Graded;
@@ -55,13 +55,7 @@ pub(super) fn hidden(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
             shown()
         )));
     }
-    let lintable: Vec<Case> = corpus
-        .cases
-        .iter()
-        .filter(|c| !(opts.allow_unreviewed && c.recorded == Some(Recorded::Unreviewed)))
-        .cloned()
-        .collect();
-    let problems = crate::corpus::problems(&lintable, &crate::spec::rules());
+    let problems = super::lint_problems(&corpus.cases, opts.allow_unreviewed);
     if !problems.is_empty() {
         return Err(ConfigError(format!(
             "the hidden cases do not pass `hookcheck lint`:\n{}",
