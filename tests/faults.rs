@@ -227,11 +227,9 @@ fn an_exit_while_a_child_holds_stdout_is_an_exit_with_its_status() {
     );
 }
 
-/// Started directly, the implementation that closes stdout is seen at once (end of output while
-/// it runs); behind a shell that waits for it (or a launcher such as pyenv's shims), which keeps
-/// stdout open, it is seen when the time is up, from who still holds stdout.
-#[test]
-fn closing_stdout_and_staying_alive_is_named() {
+/// The real interpreter (not a launcher's shim) and the fake implementation, for a command that
+/// `exec`s straight into it.
+fn python_and_fake() -> (String, String) {
     let python = std::process::Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
         .output()
@@ -241,6 +239,15 @@ fn closing_stdout_and_staying_alive_is_named() {
         .join("tests/fakes/fake_impl.py")
         .display()
         .to_string();
+    (python, fake)
+}
+
+/// Started directly, the implementation that closes stdout is seen at once (end of output while
+/// it runs); behind a shell that waits for it (or a launcher such as pyenv's shims), which keeps
+/// stdout open, it is seen when the time is up, from who still holds stdout.
+#[test]
+fn closing_stdout_and_staying_alive_is_named() {
+    let (python, fake) = python_and_fake();
     let direct = format!("exec {python} {fake} close-output {VICTIM}");
     // `sh` cannot `exec` a command that another follows: it stays, waiting, holding stdout.
     let behind = format!("{python} {fake} close-output {VICTIM}; exit 0");
@@ -276,15 +283,7 @@ fn closing_stdout_and_staying_alive_is_named() {
 /// the report says why instead of a bare broken pipe.
 #[test]
 fn closing_stdin_and_staying_alive_is_named() {
-    let python = std::process::Command::new("python3")
-        .args(["-c", "import sys; print(sys.executable)"])
-        .output()
-        .expect("python3 runs");
-    let python = String::from_utf8_lossy(&python.stdout).trim().to_string();
-    let fake = root()
-        .join("tests/fakes/fake_impl.py")
-        .display()
-        .to_string();
+    let (python, fake) = python_and_fake();
     let implementation = Subprocess::start(&format!("exec {python} {fake} close-both @@"), quick());
     let cases = cases();
     let verdicts = check_all(&implementation, &cases[..1], Scope::FULL, 1);

@@ -666,6 +666,16 @@ impl State {
 
 #[cfg(test)]
 mod tests {
+    /// A generator of sequences of at most 40 operations for `parts`: what the part modules'
+    /// tests draw from.
+    pub(super) fn generator(parts: &[Part], brief_only: bool) -> Generator {
+        Generator {
+            max_ops: 40,
+            parts: parts.to_vec(),
+            brief_only,
+        }
+    }
+
     use super::*;
 
     fn all() -> Generator {

@@ -4,7 +4,7 @@
 //! show a hidden case's name and verdict only, unless `--hidden-detail diff`.
 
 use super::inert::{self, LINE_LIMIT, clip, clip_report, markup, terminal_line};
-use super::{Style, markdown::mark, message, verdict_word};
+use super::{Style, mark, message, verdict_word};
 use crate::fuzz::workloads::{Generated, Workloads};
 use crate::grade::{Apart, Graded, Outcome};
 use crate::runner::Verdict;
@@ -212,7 +212,7 @@ fn xml(text: &str) -> String {
 /// implementation for the generated workloads, naming the failing ones.
 pub fn markdown(graded: &[Graded]) -> String {
     let mut out = String::new();
-    let cell = |t: &str| inert::markdown(&clip(t, LINE_LIMIT));
+    let cell = inert::markdown_cell;
     if let Some(first) = graded.iter().find(|g| !g.apart.hidden.is_empty()) {
         let names: Vec<String> = graded.iter().map(|g| cell(&g.entry.name)).collect();
         let _ = writeln!(

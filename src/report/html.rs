@@ -9,7 +9,7 @@
 //! point at one failure.
 
 use super::inert::{self, LINE_LIMIT, clip, clip_report, markup};
-use super::markdown::mark;
+use super::mark;
 use super::{message, verdict_word};
 use crate::case::{Case, Part};
 use crate::compare::compare;

@@ -194,6 +194,12 @@ pub fn markdown(text: &str) -> String {
     out
 }
 
+/// Untrusted text (a name, a line in the brief's terms) as a markdown table cell: one line
+/// bounded, and inert in any CommonMark or GitHub renderer, HTML allowed or not.
+pub fn markdown_cell(text: &str) -> String {
+    markdown(&clip(text, LINE_LIMIT))
+}
+
 /// A name as a markdown code span when nothing in it could close the span or mean something
 /// inside it (backticks, a cell break, HTML, a backslash, a control); otherwise as escaped plain
 /// text, since a code span shows entities and backslashes literally.

@@ -1,34 +1,15 @@
 //! The grade as markdown, for a pull request or a wiki: the grade table with each
 //! implementation's grade in the brief's terms, then a case × implementation table.
 
-use super::inert;
+use super::inert::{self, markdown_cell as cell};
+use super::mark;
 use crate::case::{Case, Part};
 use crate::grade::Graded;
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 
-/// A one-character mark per verdict.
-pub fn mark(v: &Verdict) -> &'static str {
-    match v {
-        Verdict::Passed => "✓",
-        Verdict::Failed(_) => "✗",
-        Verdict::Errored(_) => "E",
-        Verdict::NotRun(_) => "⊘",
-        Verdict::Skipped(_) => "s",
-        Verdict::NotApplicable(_) => "–",
-        Verdict::ExpectedFailure { .. } => "x",
-        Verdict::UnexpectedPass { .. } => "!",
-    }
-}
-
 const LEGEND: &str = "✓ passed · ✗ failed · E errored · ⊘ not run · s skipped · – not applicable · \
                       x failed as expected · ! passed though expected to fail";
-
-/// Untrusted text (a name, a line in the brief's terms) as a cell: bounded, and inert in any
-/// CommonMark or GitHub renderer, HTML allowed or not.
-fn cell(text: &str) -> String {
-    inert::markdown(&inert::clip(text, inert::LINE_LIMIT))
-}
 
 /// Above this size the cases table is cut to the failing cases: a pull-request comment holds
 /// 65,536 characters.

@@ -186,6 +186,20 @@ pub fn message(v: &Verdict) -> std::borrow::Cow<'_, str> {
     })
 }
 
+/// A one-character mark per verdict.
+pub fn mark(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Passed => "✓",
+        Verdict::Failed(_) => "✗",
+        Verdict::Errored(_) => "E",
+        Verdict::NotRun(_) => "⊘",
+        Verdict::Skipped(_) => "s",
+        Verdict::NotApplicable(_) => "–",
+        Verdict::ExpectedFailure { .. } => "x",
+        Verdict::UnexpectedPass { .. } => "!",
+    }
+}
+
 /// ANSI colours, or none.
 #[derive(Clone, Copy)]
 pub struct Style {

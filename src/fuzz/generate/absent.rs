@@ -126,13 +126,7 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    fn generator(parts: &[Part], brief_only: bool) -> Generator {
-        Generator {
-            max_ops: 40,
-            parts: parts.to_vec(),
-            brief_only,
-        }
-    }
+    use super::super::tests::generator;
 
     #[test]
     fn probes_are_additions_of_absent_parts_only() {

@@ -851,19 +851,12 @@ impl State {
 
 #[cfg(test)]
 mod tests {
-    use super::super::Generator;
     use super::*;
     use crate::case::Part;
     use crate::ops::Session;
     use std::collections::{BTreeMap, BTreeSet};
 
-    fn generator(parts: &[Part], brief_only: bool) -> Generator {
-        Generator {
-            max_ops: 40,
-            parts: parts.to_vec(),
-            brief_only,
-        }
-    }
+    use super::super::tests::generator;
 
     fn name(op: &Value) -> &str {
         op.get(0).and_then(Value::as_str).unwrap_or("")
