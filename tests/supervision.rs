@@ -47,6 +47,20 @@ fn alive(pid: u32) -> bool {
     })
 }
 
+/// The name, state and parent of `pid`, from its `status`, to tell who let a chain live on.
+fn status(pid: u32) -> String {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let lines: Vec<&str> = status
+        .lines()
+        .filter(|l| {
+            ["Name:", "State:", "PPid:"]
+                .iter()
+                .any(|k| l.starts_with(k))
+        })
+        .collect();
+    lines.join(", ")
+}
+
 fn pid_in(file: &Path) -> Option<u32> {
     std::fs::read_to_string(file).ok()?.trim().parse().ok()
 }
@@ -61,11 +75,36 @@ fn assert_chain_stopped(pidfile: &Path, how: &str) {
     std::thread::sleep(Duration::from_millis(700));
     let later = pid_in(pidfile);
     let last = later.unwrap_or(0);
+    let stopped = first == later && !alive(last);
+    let (alive_then, status_then) = (alive(last), status(last));
+    if !stopped {
+        end_chain(pidfile);
+    }
     assert!(
-        first == later && !alive(last),
-        "{how}: the chain lives on: pid {first:?}, then {later:?} (alive: {})",
-        alive(last)
+        stopped,
+        "{how}: the chain lives on: pid {first:?}, then {later:?} (alive: {}; {})",
+        alive_then, status_then
     );
+}
+
+/// Ends a chain that lived on, so that it does not load the machine for every test after this
+/// one: each generation writes its pid before it forks, so killing the pid in the file over and
+/// over catches one before it forks.
+fn end_chain(pidfile: &Path) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        // The pid may be another process's by now: only a generation of the fake is killed.
+        if let Some(pid) = pid_in(pidfile).filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("fake_impl"))
+        }) {
+            // SAFETY: kill only sends a signal, to a generation of the chain this test started.
+            unsafe {
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
 }
 
 /// The chain of `fake_impl.py refork`: every generation moves to a new session, forks the next

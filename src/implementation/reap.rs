@@ -53,8 +53,15 @@ struct Row {
     pgid: i32,
 }
 
-/// The process table from `/proc`; processes that vanish while it is read are left out.
+/// The process table from `/proc`, without the processes that have ended (zombies); processes
+/// that vanish while it is read are left out.
 fn table() -> Vec<Row> {
+    rows(false)
+}
+
+/// The process table, zombies included with `zombies`: a process that exists for the whole walk
+/// is in it, alive or ended, while one started during the walk may be missed.
+fn rows(zombies: bool) -> Vec<Row> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -67,7 +74,7 @@ fn table() -> Vec<Row> {
             let rest = &stat[stat.rfind(')')? + 1..];
             let mut fields = rest.split_whitespace();
             let state = fields.next()?;
-            if state == "Z" || state == "X" {
+            if !zombies && (state == "Z" || state == "X") {
                 return None;
             }
             let ppid = fields.next()?.parse().ok()?;
@@ -215,8 +222,10 @@ pub fn sweep() {
             })
             .map(|r| r.pid)
             .collect();
+        // Nothing found is no proof: a chain's next generation may have started after the walk
+        // passed its place, so the chase below runs all the same.
         if stray.is_empty() {
-            return;
+            break;
         }
         for pid in &stray {
             // SAFETY: kill only sends a signal.
@@ -239,9 +248,12 @@ pub fn sweep() {
 const CHASE_TREE: Duration = Duration::from_millis(500);
 const CHASE_SWEEP: Duration = Duration::from_secs(2);
 
-/// Our children that no `Child` owns and `wanted` accepts. The kernel lists a process's children
-/// per thread (an orphan goes to one of the subreaper's threads); without those lists (a kernel
-/// built without them) the process table says the same, more slowly.
+/// Our children that no `Child` owns and `wanted` accepts, those that have ended included. The
+/// kernel lists a process's children per thread (an orphan goes to one of the subreaper's
+/// threads); without those lists (a kernel built without them) the process table says the same,
+/// more slowly, and then the ended ones matter: a generation of a re-forking chain started during
+/// the walk may be missed, but its parent, ended and not yet collected, is still our child and
+/// is found, so a walk finds nothing only once the chain is over.
 fn adopted(wanted: &impl Fn(i32) -> bool) -> Vec<i32> {
     let me = std::process::id() as i32;
     let lists = std::path::Path::new("/proc/self/task/")
@@ -258,7 +270,7 @@ fn adopted(wanted: &impl Fn(i32) -> bool) -> Vec<i32> {
                     .collect::<Vec<i32>>()
             })
             .collect(),
-        _ => table()
+        _ => rows(true)
             .iter()
             .filter(|r| r.ppid == me)
             .map(|r| r.pid)
@@ -266,8 +278,28 @@ fn adopted(wanted: &impl Fn(i32) -> bool) -> Vec<i32> {
     };
     children
         .into_iter()
-        .filter(|p| *p != me && GUARD.get() != Some(p) && !super::live::owned(*p) && wanted(*p))
+        .filter(|p| *p != me && GUARD.get() != Some(p) && !super::live::owned(*p))
+        // An ended child has no environment left to carry a mark: it is collected whatever it
+        // was, which is harmless (no `Child` owns it, so nobody else waits for it).
+        .filter(|p| wanted(*p) || ended(*p))
         .collect()
+}
+
+/// The state letter of `pid` (`R`, `S`, `Z`...), `None` once it is gone.
+fn state(pid: i32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().next().map(str::to_string)
+}
+
+/// Whether `pid` has ended and waits to be collected (a zombie).
+fn ended(pid: i32) -> bool {
+    state(pid).is_some_and(|s| s == "Z")
+}
+
+/// Whether `pid` exists and has not ended.
+fn runs(pid: i32) -> bool {
+    state(pid).is_some_and(|s| s != "Z" && s != "X")
 }
 
 /// Kills and collects the adopted children `wanted` accepts until two reads of our children in a
@@ -343,45 +375,59 @@ pub fn guard(exe: &std::path::Path) {
 
 /// The guard's side: waits until the pipe from hookcheck `watched` ends (it exited, however it
 /// died), then kills every process marked by that run until two walks of `/proc` in a row find
-/// none (bounded: what still runs after that was not started by it). The guard is no subreaper
-/// of theirs, so a chain that re-forks is caught by speed instead: after the first walk, only
-/// processes not seen before are read, so a walk costs little more than listing `/proc`.
+/// none still running (bounded: what still runs after that was not started by it). The guard is
+/// no subreaper of theirs, so a chain that re-forks is caught by speed instead: a walk lists
+/// `/proc` at once and reads the environment only of the pids that were not in the walk before,
+/// and the one generation that runs is always one of those. A pid that stays in the listing
+/// from one walk to the next is the same process (its pid cannot be reused while it is listed,
+/// even as a zombie); one that leaves the listing is forgotten, since its pid will come back as
+/// another process (a fast chain goes round a `pid_max` of 32,768 in seconds).
 pub fn keep_watch(watched: u32) {
     let mut sink = [0u8; 64];
     let mut stdin = io::stdin().lock();
     while io::Read::read(&mut stdin, &mut sink).is_ok_and(|n| n > 0) {}
     let wanted = format!("{MARK}={watched}-");
     let me = std::process::id() as i32;
-    let mut unmarked = std::collections::HashSet::new();
+    // What each listed pid was found to be: marked (and killed) or not.
+    let mut known: std::collections::HashMap<i32, bool> = std::collections::HashMap::new();
     let until = Instant::now() + CHASE_SWEEP;
     let mut empty_walks = 0;
     while empty_walks < 2 && Instant::now() < until {
         let Ok(dir) = std::fs::read_dir("/proc") else {
             return;
         };
-        let mut found = false;
-        for pid in dir
+        let listing: Vec<i32> = dir
             .flatten()
             .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        {
-            if pid == me || unmarked.contains(&pid) {
-                continue;
-            }
-            let marked = std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| {
-                env.split(|b| *b == 0)
-                    .any(|v| v.starts_with(wanted.as_bytes()))
-            });
-            if marked {
-                found = true;
+            .filter(|pid| *pid != me)
+            .collect();
+        let mut seen = std::collections::HashMap::with_capacity(listing.len());
+        let mut running = false;
+        for pid in listing {
+            let killed = match known.get(&pid) {
+                Some(&killed) => killed,
+                // A read that fails (the process is between two programs, or gone) says
+                // nothing: the pid is read again on the next walk.
+                None => match std::fs::read(format!("/proc/{pid}/environ")) {
+                    Ok(env) => env
+                        .split(|b| *b == 0)
+                        .any(|v| v.starts_with(wanted.as_bytes())),
+                    Err(_) => continue,
+                },
+            };
+            // One killed and not yet ended keeps the walks going: a fork it finished just
+            // before the signal shows in a later listing.
+            if killed && runs(pid) {
+                running = true;
                 // SAFETY: kill only sends a signal.
                 unsafe {
                     libc::kill(pid, libc::SIGKILL);
                 }
-            } else {
-                unmarked.insert(pid);
             }
+            seen.insert(pid, killed);
         }
-        empty_walks = if found { 0 } else { empty_walks + 1 };
+        known = seen;
+        empty_walks = if running { 0 } else { empty_walks + 1 };
     }
 }
 
