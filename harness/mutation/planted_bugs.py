@@ -23,15 +23,15 @@ import tempfile
 
 BUGS = {
     "first wait is 60 s": [
-        ("src/dispatcher/policy.rs", "[u32; 5] = [30, 60,", "[u32; 5] = [60, 60,"),
+        ("src/reference/dispatcher/policy.rs", "[u32; 5] = [30, 60,", "[u32; 5] = [60, 60,"),
     ],
     "a 7th attempt is made": [
-        ("src/dispatcher/policy.rs", "    attempts: 6,\n", "    attempts: 7,\n"),
+        ("src/reference/dispatcher/policy.rs", "    attempts: 6,\n", "    attempts: 7,\n"),
     ],
     "no per-endpoint ordering": [
         # Every pending event is ready at once, not only each endpoint's head.
-        ("src/dispatcher/mod.rs", "if ep.pending.len() == 1 && !ep.is_disabled() {", "if !ep.is_disabled() {"),
-        ("src/dispatcher/process.rs",
+        ("src/reference/dispatcher/mod.rs", "if ep.pending.len() == 1 && !ep.is_disabled() {", "if !ep.is_disabled() {"),
+        ("src/reference/dispatcher/process.rs",
          "let popped = self.endpoints[endpoint.index()].pending.pop_front();\n"
          "        debug_assert_eq!(\n            popped,\n            Some(key),\n"
          "            \"only an endpoint's head is ever attempted\"\n        );\n"
@@ -39,216 +39,216 @@ BUGS = {
          "self.endpoints[endpoint.index()].pending.retain(|k| *k != key);"),
     ],
     "a replayed event keeps its attempt count": [
-        ("src/dispatcher/pause.rs", "event.attempts = 0;", ""),
+        ("src/reference/dispatcher/pause.rs", "event.attempts = 0;", ""),
     ],
     "retry due from the previous due time, not the call": [
-        ("src/dispatcher/process.rs",
+        ("src/reference/dispatcher/process.rs",
          "    fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {\n",
          "    fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {\n        let previous_due = self.due_at(key).unwrap_or(ts);\n"),
-        ("src/dispatcher/process.rs",
+        ("src/reference/dispatcher/process.rs",
          "match ts.checked_add(wait)",
          "match previous_due.checked_add(wait)"),
     ],
     "408 is permanent": [
-        ("src/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599", "0 | 429 | 500..=599"),
+        ("src/reference/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599", "0 | 429 | 500..=599"),
     ],
     "enable keeps old due times": [
-        ("src/dispatcher/pause.rs", "Some(epoch) => ep.epoch = epoch,", "Some(_) => {}"),
+        ("src/reference/dispatcher/pause.rs", "Some(epoch) => ep.epoch = epoch,", "Some(_) => {}"),
     ],
     "replayed events go to the back of the queue": [
-        ("src/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);", "let at = self.pending.len();"),
+        ("src/reference/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);", "let at = self.pending.len();"),
     ],
     "unblocked event waits for the next call": [
-        ("src/dispatcher/process.rs",
+        ("src/reference/dispatcher/process.rs",
          "        while let Some(&Reverse((due_at, key))) = self.ready.peek() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }",
          "        let mut due = Vec::new();\n        while let Some(&Reverse((due_at, key))) = self.ready.peek() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            due.push((due_at, key));\n        }\n        for (due_at, key) in due {\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }"),
     ],
     # Added with the rules x situations grid (spec/situations.md): bugs that show only away
     # from an endpoint's head, at status boundaries, or on blocked events around enable/replay.
     "only the head of a disabled endpoint is held": [
-        ("src/dispatcher/mod.rs",
+        ("src/reference/dispatcher/mod.rs",
          "            Lifecycle::Pending { .. } if held => (State::Held, None),",
          "            Lifecycle::Pending { .. } if held && self.endpoints[event.endpoint.index()].head() == Some(key) => (State::Held, None),"),
     ],
     "enable makes only the head due": [
-        ("src/dispatcher/pause.rs", "Some(epoch) => ep.epoch = epoch,",
+        ("src/reference/dispatcher/pause.rs", "Some(epoch) => ep.epoch = epoch,",
          "Some(_) => if let Some(h) = ep.pending.front() { self.events[h.index()].lifecycle = Lifecycle::Pending { due_at: ts }; },"),
     ],
     "a blocked event reports its head's due time": [
-        ("src/dispatcher/mod.rs",
+        ("src/reference/dispatcher/mod.rs",
          "            Lifecycle::Pending { .. } => (State::Pending, self.due_at(key)),",
          "            Lifecycle::Pending { .. } => (State::Pending, self.endpoints[event.endpoint.index()].head().and_then(|h| self.due_at(h))),"),
     ],
     "replay resets the attempts of pending events too": [
-        ("src/dispatcher/pause.rs",
+        ("src/reference/dispatcher/pause.rs",
          "        ep.enabled_at = ts;",
          "        ep.enabled_at = ts;\n        if replay_dead { for key in &ep.pending { self.events[key.index()].attempts = 0; } }"),
     ],
     "revived events go behind the head": [
-        ("src/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);",
+        ("src/reference/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);",
          "let at = self.pending.partition_point(|k| *k < key).max(usize::from(!self.pending.is_empty()));"),
     ],
     # The ready heap drops heads of disabled endpoints as it meets them (lazy deletion): the
     # check that matters is there, not at enqueue.
     "a head of a disabled endpoint is attempted": [
-        ("src/dispatcher/process.rs", "!ep.is_disabled() && ep.head() == Some(key)", "ep.head() == Some(key)"),
+        ("src/reference/dispatcher/process.rs", "!ep.is_disabled() && ep.head() == Some(key)", "ep.head() == Some(key)"),
     ],
     "status 99 is valid": [
-        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0 | 99..=599 => u16"),
+        ("src/reference/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0 | 99..=599 => u16"),
     ],
     "status 600 is valid": [
-        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0 | 100..=600 => u16"),
+        ("src/reference/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0 | 100..=600 => u16"),
     ],
     "statuses 1 to 99 are valid": [
-        ("src/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0..=599 => u16"),
+        ("src/reference/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0..=599 => u16"),
     ],
     "299 is not a delivery": [
-        ("src/dispatcher/outcome.rs", "200..=299 => Class::Delivered,", "200..=298 => Class::Delivered,"),
+        ("src/reference/dispatcher/outcome.rs", "200..=299 => Class::Delivered,", "200..=298 => Class::Delivered,"),
     ],
     "599 is permanent": [
-        ("src/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599 => Class::Retryable,", "0 | 408 | 429 | 500..=598 => Class::Retryable,"),
+        ("src/reference/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599 => Class::Retryable,", "0 | 408 | 429 | 500..=598 => Class::Retryable,"),
     ],
     "dead_letters ignores the endpoint filter": [
-        ("src/dispatcher/mod.rs",
+        ("src/reference/dispatcher/mod.rs",
          "        let endpoint = self.endpoint_key(endpoint_id)?;\n        Ok(self.endpoints[endpoint.index()]\n            .dead\n            .values()\n            .map(|k| self.event_id(*k)))",
          "        self.endpoint_key(endpoint_id)?;\n        Ok(self.dead_letters.values().map(|(k, _)| self.event_id(*k)))"),
     ],
     # Parts 4 and 5 of the roadmap (spec sections 11 and 12) and `retry.beyond-range`.
     "the default policy applies whatever the endpoint's": [
-        ("src/dispatcher/process.rs", "let policy = ep.policy();", "let policy = &super::policy::DEFAULT;"),
+        ("src/reference/dispatcher/process.rs", "let policy = ep.policy();", "let policy = &super::policy::DEFAULT;"),
     ],
     "a policy's waits are read one entry late": [
-        ("src/dispatcher/policy.rs", "usize::try_from(failures.saturating_sub(1))", "usize::try_from(failures)"),
+        ("src/reference/dispatcher/policy.rs", "usize::try_from(failures.saturating_sub(1))", "usize::try_from(failures)"),
     ],
     "a policy's last wait does not repeat": [
-        ("src/dispatcher/policy.rs", "            .or_else(|| self.waits.last())\n", ""),
+        ("src/reference/dispatcher/policy.rs", "            .or_else(|| self.waits.last())\n", ""),
     ],
     "a policy allows one attempt more": [
-        ("src/dispatcher/process.rs", "Class::Retryable if number < policy.attempts()", "Class::Retryable if number <= policy.attempts()"),
+        ("src/reference/dispatcher/process.rs", "Class::Retryable if number < policy.attempts()", "Class::Retryable if number <= policy.attempts()"),
     ],
     "set_policy null keeps the old policy": [
-        ("src/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
+        ("src/reference/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
          "if let Some(p) = policy { self.endpoints[endpoint.index()].policy = Some(Box::new(p)); }"),
     ],
     "policy shows disable_on_gone false when not given": [
-        ("src/ops/encode.rs", "                if let Some(flag) = p.disable_on_gone() {",
+        ("src/reference/ops/encode.rs", "                if let Some(flag) = p.disable_on_gone() {",
          "                if let Some(flag) = Some(p.disables_on_gone()) {"),
-        ("src/ops/encode.rs", "    if let Some(flag) = p.disable_on_gone() {", "    if let Some(flag) = Some(p.disables_on_gone()) {"),
+        ("src/reference/ops/encode.rs", "    if let Some(flag) = p.disable_on_gone() {", "    if let Some(flag) = Some(p.disables_on_gone()) {"),
     ],
     "a policy of 0 attempts is valid": [
-        ("src/dispatcher/policy.rs", "(1..=MAX_ATTEMPTS).contains(&attempts)", "(0..=MAX_ATTEMPTS).contains(&attempts)"),
+        ("src/reference/dispatcher/policy.rs", "(1..=MAX_ATTEMPTS).contains(&attempts)", "(0..=MAX_ATTEMPTS).contains(&attempts)"),
     ],
     "a wait of 30 days and a second is valid": [
-        ("src/dispatcher/policy.rs", "(1..=MAX_WAIT).contains(w)", "(1..=MAX_WAIT + 1).contains(w)"),
+        ("src/reference/dispatcher/policy.rs", "(1..=MAX_WAIT).contains(w)", "(1..=MAX_WAIT + 1).contains(w)"),
     ],
     "an unknown policy key is ignored": [
-        ("src/ops/decode.rs", "            (\"disable_after\", v) => threshold = Some(small(v)?),\n            _ => return Err(Error::InvalidPolicy),",
+        ("src/reference/ops/decode.rs", "            (\"disable_after\", v) => threshold = Some(small(v)?),\n            _ => return Err(Error::InvalidPolicy),",
          "            (\"disable_after\", v) => threshold = Some(small(v)?),\n            (\"attempts\" | \"waits\" | \"disable_on_gone\", _) => return Err(Error::InvalidPolicy),\n            _ => {}"),
     ],
     "retry_after is not capped at twice the wait": [
-        ("src/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.max(wait);"),
+        ("src/reference/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.max(wait);"),
     ],
     "retry_after may shorten the wait": [
-        ("src/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.min(wait.saturating_mul(2));"),
+        ("src/reference/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.min(wait.saturating_mul(2));"),
     ],
     "retry_after is honoured on every status": [
-        ("src/dispatcher/process.rs", "if matches!(status, 429 | 503)", "if status != 0"),
+        ("src/reference/dispatcher/process.rs", "if matches!(status, 429 | 503)", "if status != 0"),
     ],
     "retry_after is ignored on 429": [
-        ("src/dispatcher/process.rs", "if matches!(status, 429 | 503)", "if matches!(status, 503)"),
+        ("src/reference/dispatcher/process.rs", "if matches!(status, 429 | 503)", "if matches!(status, 503)"),
     ],
     "retry_after of the first entry applies to every attempt": [
-        ("src/dispatcher/process.rs", "let r = *list.get(index).or_else(|| list.last())?;", "let r = *list.first()?; let _ = index;"),
+        ("src/reference/dispatcher/process.rs", "let r = *list.get(index).or_else(|| list.last())?;", "let r = *list.first()?; let _ = index;"),
     ],
     "a retry_after of 30 days and a second is valid": [
-        ("src/dispatcher/outcome.rs", "Some(r @ 0..=MAX_RETRY_AFTER) =>", "Some(r @ 0..=2_592_001) =>"),
+        ("src/reference/dispatcher/outcome.rs", "Some(r @ 0..=MAX_RETRY_AFTER) =>", "Some(r @ 0..=2_592_001) =>"),
     ],
     "disable_on_gone is ignored": [
-        ("src/dispatcher/process.rs", "let gone = status == 410 && policy.disables_on_gone();", "let gone = false && policy.disables_on_gone();"),
+        ("src/reference/dispatcher/process.rs", "let gone = status == 410 && policy.disables_on_gone();", "let gone = false && policy.disables_on_gone();"),
     ],
     "disable_on_gone disables on any permanent failure": [
-        ("src/dispatcher/process.rs", "let gone = status == 410 && policy.disables_on_gone();",
+        ("src/reference/dispatcher/process.rs", "let gone = status == 410 && policy.disables_on_gone();",
          "let gone = classify(status) == Class::Permanent && policy.disables_on_gone();"),
     ],
     "no record for an endpoint disabled by a 410": [
-        ("src/ops/encode.rs", "                    if a.disabled_endpoint {\n                        records.push", "                    if false {\n                        records.push"),
-        ("src/ops/encode.rs", "                    if a.disabled_endpoint {\n                        out.push", "                    if false {\n                        out.push"),
+        ("src/reference/ops/encode.rs", "                    if a.disabled_endpoint {\n                        records.push", "                    if false {\n                        records.push"),
+        ("src/reference/ops/encode.rs", "                    if a.disabled_endpoint {\n                        out.push", "                    if false {\n                        out.push"),
     ],
     "a due time past 2^53 - 1 is a retry": [
-        ("src/dispatcher/process.rs", ".filter(|due| *due <= TS_LIMIT)", ""),
+        ("src/reference/dispatcher/process.rs", ".filter(|due| *due <= TS_LIMIT)", ""),
     ],
     "a due time of exactly 2^53 - 1 is a death": [
-        ("src/dispatcher/process.rs", ".filter(|due| *due <= TS_LIMIT)", ".filter(|due| *due < TS_LIMIT)"),
+        ("src/reference/dispatcher/process.rs", ".filter(|due| *due <= TS_LIMIT)", ".filter(|due| *due < TS_LIMIT)"),
     ],
     # Parts 6 and 7 of the roadmap (spec sections 13 and 14).
     "a delivery does not reset the failure count": [
-        ("src/dispatcher/process.rs", "            Outcome::Delivered => 0,\n", "            Outcome::Delivered => ep.consecutive_failures,\n"),
+        ("src/reference/dispatcher/process.rs", "            Outcome::Delivered => 0,\n", "            Outcome::Delivered => ep.consecutive_failures,\n"),
     ],
     "a permanent failure does not count": [
-        ("src/dispatcher/process.rs", "            _ => ep.consecutive_failures.saturating_add(1),",
+        ("src/reference/dispatcher/process.rs", "            _ => ep.consecutive_failures.saturating_add(1),",
          "            Outcome::Dead if classify(status) == Class::Permanent => ep.consecutive_failures,\n            _ => ep.consecutive_failures.saturating_add(1),"),
     ],
     "enable does not reset the failure count": [
-        ("src/dispatcher/pause.rs", "        ep.consecutive_failures = 0;\n", ""),
+        ("src/reference/dispatcher/pause.rs", "        ep.consecutive_failures = 0;\n", ""),
     ],
     "disable resets the failure count": [
-        ("src/dispatcher/pause.rs", "        ep.disabled = Some(DisableReason::Manual);",
+        ("src/reference/dispatcher/pause.rs", "        ep.disabled = Some(DisableReason::Manual);",
          "        ep.disabled = Some(DisableReason::Manual);\n        ep.consecutive_failures = 0;"),
     ],
     "the threshold must be passed, not reached": [
-        ("src/dispatcher/process.rs", "threshold.is_some_and(|f| ep.consecutive_failures >= f)", "threshold.is_some_and(|f| ep.consecutive_failures > f)"),
+        ("src/reference/dispatcher/process.rs", "threshold.is_some_and(|f| ep.consecutive_failures >= f)", "threshold.is_some_and(|f| ep.consecutive_failures > f)"),
     ],
     "an automatic disable is reported as manual": [
-        ("src/dispatcher/process.rs", "            Some(DisableReason::Failing)\n", "            Some(DisableReason::Manual)\n"),
+        ("src/reference/dispatcher/process.rs", "            Some(DisableReason::Failing)\n", "            Some(DisableReason::Manual)\n"),
     ],
     "failing wins over gone": [
-        ("src/dispatcher/process.rs", "        let disables = if gone {\n            Some(DisableReason::Gone)\n        } else if failing {\n            Some(DisableReason::Failing)",
+        ("src/reference/dispatcher/process.rs", "        let disables = if gone {\n            Some(DisableReason::Gone)\n        } else if failing {\n            Some(DisableReason::Failing)",
          "        let disables = if failing {\n            Some(DisableReason::Failing)\n        } else if gone {\n            Some(DisableReason::Gone)"),
     ],
     "no record for an automatic disable": [
-        ("src/dispatcher/process.rs", "            disabled_endpoint: disables.is_some(),", "            disabled_endpoint: gone,"),
+        ("src/reference/dispatcher/process.rs", "            disabled_endpoint: disables.is_some(),", "            disabled_endpoint: gone,"),
     ],
     "a disable_after of 1001 is valid": [
-        ("src/dispatcher/policy.rs", "pub const MAX_DISABLE_AFTER: u32 = 1000;", "pub const MAX_DISABLE_AFTER: u32 = 1001;"),
+        ("src/reference/dispatcher/policy.rs", "pub const MAX_DISABLE_AFTER: u32 = 1000;", "pub const MAX_DISABLE_AFTER: u32 = 1001;"),
     ],
     "dead_letter reports the first status": [
-        ("src/dispatcher/dead_letter.rs", "last_status: event.script.for_attempt(event.attempts),", "last_status: event.script.for_attempt(1),"),
+        ("src/reference/dispatcher/dead_letter.rs", "last_status: event.script.for_attempt(event.attempts),", "last_status: event.script.for_attempt(1),"),
     ],
     "recover's since is exclusive": [
-        ("src/dispatcher/endpoint.rs", "self.dead_by_time.split_off(&(since, 0))", "self.dead_by_time.split_off(&(since.saturating_add(1), 0))"),
+        ("src/reference/dispatcher/endpoint.rs", "self.dead_by_time.split_off(&(since, 0))", "self.dead_by_time.split_off(&(since.saturating_add(1), 0))"),
     ],
     "recover revives every dead event": [
-        ("src/dispatcher/pause.rs", "let revived = self.revive(ts, endpoint, since);", "let _ = since;\n        let revived = self.revive(ts, endpoint, Ts::MIN);"),
+        ("src/reference/dispatcher/pause.rs", "let revived = self.revive(ts, endpoint, since);", "let _ = since;\n        let revived = self.revive(ts, endpoint, Ts::MIN);"),
     ],
     "recover makes every pending event due": [
-        ("src/dispatcher/pause.rs", "        if revived > 0 {\n",
+        ("src/reference/dispatcher/pause.rs", "        if revived > 0 {\n",
          "        if revived > 0 {\n            let ep = &mut self.endpoints[endpoint.index()];\n            ep.epoch = ep.epoch.wrapping_add(1);\n            ep.enabled_at = ts;\n"),
     ],
     "recover resets the failure count": [
-        ("src/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].consecutive_failures = 0;\n        if revived > 0 {\n"),
+        ("src/reference/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].consecutive_failures = 0;\n        if revived > 0 {\n"),
     ],
     "recover enables a disabled endpoint": [
-        ("src/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].disabled = None;\n        if revived > 0 {\n"),
+        ("src/reference/dispatcher/pause.rs", "        if revived > 0 {\n", "        self.endpoints[endpoint.index()].disabled = None;\n        if revived > 0 {\n"),
     ],
     # Where two roadmap parts meet, and ts going back (issue: bugs the corpus missed).
     "a plain 429 or 503 takes the retry_after of an earlier entry": [
-        ("src/dispatcher/outcome.rs", "                None => Ok(NO_RETRY_AFTER),\n",
+        ("src/reference/dispatcher/outcome.rs", "                None => Ok(NO_RETRY_AFTER),\n",
          "                None => Ok(waits.last().and_then(|w: &Result<u32, Error>| w.as_ref().ok().copied()).unwrap_or(NO_RETRY_AFTER)),\n"),
     ],
     "recover takes the deaths to be in time order": [
-        ("src/dispatcher/endpoint.rs", "        self.dead_by_time.insert((died_at, letter), key);",
+        ("src/reference/dispatcher/endpoint.rs", "        self.dead_by_time.insert((died_at, letter), key);",
          "        let latest = self.dead_by_time.last_key_value().map_or(Ts::MIN, |((t, _), _)| *t);\n"
          "        self.dead_by_time.insert((died_at.max(latest), letter), key);"),
     ],
     "set_policy null keeps disable_after": [
-        ("src/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
+        ("src/reference/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
          "let kept = self.endpoints[endpoint.index()].policy().disable_after();\n"
          "        self.endpoints[endpoint.index()].policy = match (policy, kept) {\n"
          "            (None, Some(f)) => policy::DEFAULT.clone().with_disable_after(f).ok().map(Box::new),\n"
          "            (p, _) => p.map(Box::new),\n        };"),
     ],
     "set_policy null keeps disable_on_gone": [
-        ("src/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
+        ("src/reference/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
          "let kept = self.endpoints[endpoint.index()].policy().disable_on_gone();\n"
          "        self.endpoints[endpoint.index()].policy = match (policy, kept) {\n"
          "            (None, Some(flag)) => Some(Box::new(policy::DEFAULT.clone().with_disable_on_gone(flag))),\n"

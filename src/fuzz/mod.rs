@@ -608,7 +608,31 @@ impl Finding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops;
     use serde_json::json;
+
+    /// Warming a session ahead of a step (what `hookcheck run` does on another core) changes no
+    /// reply, over the generator's workloads: the test lives here because the generator is the
+    /// kit's, and the reference depends on nothing of the kit.
+    #[test]
+    fn warming_changes_no_reply() {
+        let generator = Generator {
+            max_ops: 60,
+            parts: Part::ALL.to_vec(),
+            brief_only: false,
+        };
+        for index in 0..300 {
+            let ops = generator.case(20, index);
+            let (mut plain, mut warmed) = (ops::Session::new(), ops::Session::new());
+            for op in &ops {
+                let expected = plain.step(op);
+                if let Ok(decoded) = ops::decode_value(op) {
+                    warmed.warm_with(&decoded, &ops::Owned);
+                }
+                assert_eq!(warmed.step(op), expected, "case {index}: {op}");
+            }
+        }
+    }
 
     #[test]
     fn a_policy_set_while_disabled_is_outside_the_brief() {

@@ -144,7 +144,7 @@ pub struct ImplArgs {
     #[arg(
         long,
         visible_alias = "declare",
-        value_enum,
+        value_parser = part_parser(),
         value_delimiter = ',',
         value_name = "PART"
     )]
@@ -212,7 +212,7 @@ pub struct CheckArgs {
     #[arg(long = "impl-per-case", value_name = "COMMAND")]
     pub implementation_per_case: Vec<String>,
     /// Only cases of these parts (comma-separated or repeated).
-    #[arg(long = "part", value_enum, value_delimiter = ',', value_name = "PART")]
+    #[arg(long = "part", value_parser = part_parser(), value_delimiter = ',', value_name = "PART")]
     pub only_parts: Vec<Part>,
     /// Only cases citing one of these rule ids.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
@@ -263,7 +263,7 @@ pub struct CheckArgs {
     /// Parts every implementation must declare (comma-separated): for graders. A case of a
     /// required part the implementation does not declare fails; without this, a part declared
     /// away is reported "not implemented" and does not fail the run.
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "PART")]
+    #[arg(long, value_parser = part_parser(), value_delimiter = ',', value_name = "PART")]
     pub require_parts: Vec<Part>,
     /// Cases an implementation skips (answers `skipped`) in parts it declares do not fail the
     /// run: for an implementer mid-way. They still count as not passed in the grade.
@@ -424,4 +424,12 @@ impl OriginArg {
             OriginArg::Fuzz => Origin::Fuzz,
         }
     }
+}
+
+/// The flags that take parts (`--parts`, `--part`, `--require-parts`) take exactly the names of
+/// [`Part::ALL`], and their help lists them, whatever parts there are.
+fn part_parser() -> impl clap::builder::TypedValueParser<Value = Part> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Part::ALL.map(Part::as_str))
+        .try_map(|name| Part::parse(&name).ok_or_else(|| format!("no part is named `{name}`")))
 }

@@ -4,7 +4,7 @@
 //! expectations from here for an implementation that declares fewer parts than the reference.
 
 use super::{CommandOf, Session, decode_value};
-use crate::case::Part;
+use crate::Part;
 use crate::dispatcher::Error;
 use serde_json::Value;
 

@@ -417,26 +417,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn warming_changes_no_reply() {
-        let generator = crate::fuzz::Generator {
-            max_ops: 60,
-            parts: crate::case::Part::ALL.to_vec(),
-            brief_only: false,
-        };
-        for index in 0..300 {
-            let ops = generator.case(20, index);
-            let (mut plain, mut warmed) = (Session::new(), Session::new());
-            for op in &ops {
-                let expected = plain.step(op);
-                if let Ok(decoded) = decode_value(op) {
-                    warmed.warm_with(&decoded, &Owned);
-                }
-                assert_eq!(warmed.step(op), expected, "case {index}: {op}");
-            }
-        }
-    }
-
-    #[test]
     fn every_name_is_found_and_no_other() {
         for (name, kind) in Kind::ALL {
             assert_eq!(Kind::from_name(name), Some(kind));
