@@ -17,7 +17,7 @@
 use hookcheck::case::{self, Case, LoadError, Source};
 use hookcheck::compare::Scope;
 use hookcheck::conformance::completion;
-use hookcheck::corpus::{Corpus, coverage, problems, situation_gaps};
+use hookcheck::corpus::{self, Corpus, coverage, problems, situation_gaps};
 use hookcheck::implementation::{Implementation, Options, Reference, Subprocess};
 use hookcheck::runner::{Selection, check};
 use hookcheck::spec;
@@ -35,8 +35,9 @@ struct LazyFile {
 
 impl LazyFile {
     fn cases(&self) -> &Result<Vec<Case>, LoadError> {
-        self.parsed
-            .get_or_init(|| case::load(&self.source.path, &self.source.suite))
+        self.parsed.get_or_init(|| {
+            corpus::with_problems(case::load(&self.source.path, &self.source.suite))
+        })
     }
 }
 
@@ -139,7 +140,7 @@ fn declared(options: &mut Options) -> Result<(), String> {
             let part = case::Part::parse(name).ok_or_else(|| {
                 format!(
                     "HOOKCHECK_PARTS: unknown part `{}` (parts are {})",
-                    hookcheck::report::inert::terminal_line(name),
+                    hookcheck::inert::terminal_line(name),
                     case::Part::names()
                 )
             })?;
@@ -152,7 +153,7 @@ fn declared(options: &mut Options) -> Result<(), String> {
         options.numbers = hookcheck::compare::Numbers::parse(&numbers).ok_or_else(|| {
             format!(
                 "HOOKCHECK_NUMBERS is `spelling` or `values`, not `{}`",
-                hookcheck::report::inert::terminal_line(&numbers)
+                hookcheck::inert::terminal_line(&numbers)
             )
         })?;
     }

@@ -185,7 +185,7 @@ fn select(opts: &CheckOptions) -> Result<(Vec<Case>, BTreeSet<String>), ConfigEr
     // What the walk skipped (a FIFO named `.yaml`, a folder reached twice) is said, not hidden;
     // on stderr, so that `--format json` stays one event per line.
     for warning in &corpus.warnings {
-        eprintln!("warning: {}", report::inert::terminal_line(warning));
+        eprintln!("warning: {}", crate::inert::terminal_line(warning));
     }
     if !corpus.errors.is_empty() {
         let errors: Vec<String> = corpus.errors.iter().map(ToString::to_string).collect();
@@ -207,7 +207,7 @@ fn select(opts: &CheckOptions) -> Result<(Vec<Case>, BTreeSet<String>), ConfigEr
             "the cases do not pass `hookcheck lint`{unreviewed}:\n{}",
             problems
                 .iter()
-                .map(|p| report::inert::terminal_line(p))
+                .map(|p| crate::inert::terminal_line(p))
                 .collect::<Vec<_>>()
                 .join("\n")
         )));
@@ -268,14 +268,14 @@ fn one(
             writeln!(
                 out,
                 "hookcheck check: {} (parts: {})\n{} {plural} from {}, {} at a time{brief}\n",
-                report::inert::terminal_line(&started.describe),
+                crate::inert::terminal_line(&started.describe),
                 if parts.is_empty() {
                     "none".to_string()
                 } else {
                     parts.join(", ")
                 },
                 cases.len(),
-                report::inert::terminal_line(&opts.cases.describe()),
+                crate::inert::terminal_line(&opts.cases.describe()),
                 opts.jobs
             )
             .map_err(io)?;
@@ -284,12 +284,12 @@ fn one(
                 writeln!(out, "{apart}\n").map_err(io)?;
             }
             if let Some(warning) = &started.warning {
-                let warning = report::inert::terminal(warning);
+                let warning = crate::inert::terminal(warning);
                 writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
             }
         }
         Format::Json => {
-            let describe = report::inert::clip(&started.describe, report::inert::LINE_LIMIT);
+            let describe = crate::inert::clip(&started.describe, crate::inert::LINE_LIMIT);
             let mut start = serde_json::json!({"event": "start", "implementation": describe,
                 "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope_word});
             if opts.hidden.is_some() {
@@ -370,7 +370,7 @@ fn one(
                     "{}",
                     style.warn(&format!(
                         "warning: the expectations list `{}`, which is not a case (renamed or retired?)",
-                        report::inert::terminal_line(name)
+                        crate::inert::terminal_line(name)
                     ))
                 )
                 .map_err(io)?;
@@ -454,7 +454,7 @@ fn spelling_note(cases: &[Case], g: &crate::grade::Graded, verdicts: &[Verdict])
              (`spelling: true`, spec/dispatcher.md \"Number spelling\"): if the implementation's \
              JSON reader keeps number values only, it declares `\"numbers\": \"values\"` in its \
              handshake (`--numbers values` with `--per-case`) and those steps are left out ({})",
-            crate::report::count(failing, "case", "cases")
+            crate::wording::count(failing, "case", "cases")
         )
     })
 }
@@ -566,8 +566,8 @@ fn many(
         Format::Human => writeln!(
             out,
             "hookcheck check: {count} implementations, {} each from {}, {} at a time\n",
-            report::count(cases.len(), "case", "cases"),
-            report::inert::terminal_line(&opts.cases.describe()),
+            crate::wording::count(cases.len(), "case", "cases"),
+            crate::inert::terminal_line(&opts.cases.describe()),
             opts.jobs
         )
         .and_then(|()| {
@@ -629,8 +629,8 @@ fn many(
                     let warning = format!(
                         "warning: {}'s expectations list `{}`, which is not a case \
                          (renamed or retired?)",
-                        report::inert::terminal_line(&g.entry.name),
-                        report::inert::terminal_line(name)
+                        crate::inert::terminal_line(&g.entry.name),
+                        crate::inert::terminal_line(name)
                     );
                     writeln!(out, "{}", style.warn(&warning)).map_err(io)?;
                 }
@@ -644,7 +644,7 @@ fn many(
             for g in &graded {
                 let slow = g.slow.iter().filter(|s| **s).count();
                 if slow > 0 {
-                    let name = report::inert::terminal_line(&g.entry.name);
+                    let name = crate::inert::terminal_line(&g.entry.name);
                     writeln!(out, "{name}: {}", slow_note(slow)).map_err(io)?;
                 }
             }

@@ -91,7 +91,7 @@ impl Corpus {
                     ));
                 }
                 for source in found.sources {
-                    match case::load(&source.path, &source.suite) {
+                    match with_problems(case::load(&source.path, &source.suite)) {
                         Ok(cases) => corpus.cases.extend(cases),
                         Err(e) => corpus.errors.push(e),
                     }
@@ -169,7 +169,7 @@ pub fn coverage_report(cases: &[Case], rules: &[Rule]) -> (String, Vec<String>) 
 /// message is the user's text, which must not act on the terminal nor start a line of its own
 /// (only a load error's reason, which lists more problems, spans lines).
 pub fn lint(sources: &Sources) -> (String, usize) {
-    use crate::report::inert::{terminal, terminal_line};
+    use crate::inert::{terminal, terminal_line};
     let corpus = Corpus::gather(sources);
     let mut found: Vec<String> = corpus
         .errors
@@ -212,15 +212,29 @@ pub fn lint(sources: &Sources) -> (String, usize) {
         0 => String::new(),
         n => format!(
             " ({} did not load)",
-            crate::report::count(n, "case file", "case files")
+            crate::wording::count(n, "case file", "case files")
         ),
     };
     text.push_str(&format!(
         "{}{unloaded}: {}{warnings}\n",
-        crate::report::count(corpus.cases.len(), "case", "cases"),
-        crate::report::count(found.len(), "problem", "problems")
+        crate::wording::count(corpus.cases.len(), "case", "cases"),
+        crate::wording::count(found.len(), "problem", "problems")
     ));
     (text, found.len())
+}
+
+/// A case file's load, with the problems of the cases that parsed despite its error told in the
+/// error too (an unknown part leaves them whole): the user fixes them all in one go, not one
+/// after the other.
+pub fn with_problems(loaded: Result<Vec<Case>, LoadError>) -> Result<Vec<Case>, LoadError> {
+    loaded.map_err(|mut error| {
+        let parsed = std::mem::take(&mut error.parsed);
+        for problem in problems(&parsed, &crate::spec::rules()) {
+            error.reason.push('\n');
+            error.reason.push_str(&problem);
+        }
+        error
+    })
 }
 
 /// Problems that make the corpus untrustworthy, each as `file:line: message`.
@@ -501,6 +515,24 @@ mod tests {
     use super::*;
     use crate::case::parse;
     use crate::spec::parse_rules;
+
+    #[test]
+    fn a_misspelled_part_does_not_hide_the_other_problems() {
+        let text = "part: retires\ncases:\n  - id: a-case\n    title: t\n    rules: [no.such-rule]\n    \
+                    origin: brief\n    steps:\n      - op: [process, 0]\n        expect: []\n";
+        let err = with_problems(case::parse(text, std::path::Path::new("p.yaml"), "s"))
+            .expect_err("unknown part");
+        let message = err.to_string();
+        assert!(
+            message.starts_with("p.yaml:1:7: unknown part `retires`"),
+            "{message}"
+        );
+        assert!(message.contains("did you mean `retries`?"), "{message}");
+        assert!(
+            message.contains("cites unknown rule `no.such-rule`"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn brief_cases_must_mark_clarified_results() {

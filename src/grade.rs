@@ -88,8 +88,8 @@ pub struct Outcome {
 
 impl Apart {
     /// The hidden cases' counts.
-    pub fn hidden_tally(&self) -> crate::report::Tally {
-        let mut t = crate::report::Tally::default();
+    pub fn hidden_tally(&self) -> crate::tally::Tally {
+        let mut t = crate::tally::Tally::default();
         self.hidden.iter().for_each(|o| t.add(&o.verdict));
         t
     }
@@ -206,7 +206,7 @@ impl Graded {
         if left_out > 0 {
             Some(format!(
                 "{} left out (it declares `numbers: values`; --numbers strict judges them)",
-                crate::report::count(left_out, "step", "steps")
+                crate::wording::count(left_out, "step", "steps")
             ))
         } else if self.started.as_ref().is_ok_and(|s| s.numbers_refused) {
             Some("declares `numbers: values`, refused: every step judged (--numbers strict)".into())
@@ -362,7 +362,7 @@ impl Beyond {
         .iter()
         .filter(|(n, _)| *n > 0)
         .map(|(n, word)| {
-            crate::report::count(*n, &format!("{word} case"), &format!("{word} cases"))
+            crate::wording::count(*n, &format!("{word} case"), &format!("{word} cases"))
         })
         .collect::<Vec<_>>()
         .join(", ")
@@ -414,7 +414,7 @@ impl Grade {
                     format!(
                         "Part {} not run ({})",
                         p + 1,
-                        crate::report::count(not_run, "case", "cases")
+                        crate::wording::count(not_run, "case", "cases")
                     )
                 } else if score.total == 0 && !self.declared[p] {
                     format!("Part {} not implemented", p + 1)
@@ -432,7 +432,7 @@ impl Grade {
                     format!(
                         "Part {}: {} passed{also_not_run}",
                         p + 1,
-                        crate::report::count(score.passed, "case", "cases")
+                        crate::wording::count(score.passed, "case", "cases")
                     )
                 } else {
                     let shown: Vec<&str> = failing.iter().take(3).map(String::as_str).collect();
@@ -743,7 +743,7 @@ pub fn run_all_streaming(
 fn rerun_alone(slot: &Slot, cases: &[Case]) -> Vec<bool> {
     let mut slow = vec![false; cases.len()];
     let timed_out = slot.timed_out();
-    if timed_out.is_empty() || crate::interrupt::reason().is_some() {
+    if timed_out.is_empty() || crate::implementation::interrupt::reason().is_some() {
         return slow;
     }
     let Ok(started) = start(&slot.entry) else {
@@ -752,7 +752,7 @@ fn rerun_alone(slot: &Slot, cases: &[Case]) -> Vec<bool> {
     let rerun = Slot::new(slot.entry.clone(), cases.len(), Some(started));
     let mut hangs = 0;
     for &i in &timed_out {
-        if crate::interrupt::reason().is_some() {
+        if crate::implementation::interrupt::reason().is_some() {
             break;
         }
         if hangs >= CONFIRMED_HANGS {

@@ -29,7 +29,7 @@ pub mod expect;
 pub mod fuzz;
 pub mod grade;
 pub mod implementation;
-pub mod interrupt;
+pub mod inert;
 pub mod manifest;
 pub mod outputs;
 pub mod progress;
@@ -39,7 +39,9 @@ pub mod report;
 pub mod runner;
 pub mod serve;
 pub mod spec;
+pub mod tally;
 pub mod textfile;
+pub mod wording;
 
 pub use hookcheck_reference::{
     Attempt, Dispatcher, Error, EventKey, Outcome, Outcomes, RetryPolicy, State, Status, Ts,

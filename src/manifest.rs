@@ -350,8 +350,8 @@ fn short_name(command: &str) -> String {
 pub fn unique_names(entries: &[Entry]) -> Result<(), String> {
     let mut seen = std::collections::BTreeMap::new();
     for e in entries {
-        if let Some(first) = seen.insert(crate::report::inert::name_key(&e.name), &e.name) {
-            let shown = |n: &str| crate::report::inert::terminal_line(n);
+        if let Some(first) = seen.insert(crate::inert::name_key(&e.name), &e.name) {
+            let shown = |n: &str| crate::inert::terminal_line(n);
             return Err(if *first == e.name {
                 format!(
                     "two implementations are named `{}`: give each a name of its own",

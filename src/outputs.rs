@@ -32,7 +32,7 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 /// Refuses a destination that is not a regular file, or that is (or links to) one of `inputs`.
 /// `flag` names the destination in the error.
 pub fn check(flag: &str, path: &Path, inputs: &[Input]) -> Result<(), String> {
-    let shown = crate::report::inert::terminal_line(&path.to_string_lossy());
+    let shown = crate::inert::terminal_line(&path.to_string_lossy());
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(());
     };
@@ -51,7 +51,7 @@ pub fn check(flag: &str, path: &Path, inputs: &[Input]) -> Result<(), String> {
             "{flag} {shown}: is {} ({}); the report would overwrite it, give the report \
              another name",
             input.what,
-            crate::report::inert::terminal_line(&input.path.to_string_lossy())
+            crate::inert::terminal_line(&input.path.to_string_lossy())
         ));
     }
     Ok(())
@@ -60,7 +60,7 @@ pub fn check(flag: &str, path: &Path, inputs: &[Input]) -> Result<(), String> {
 /// Writes `text` to `path` through a new temporary file in the same folder, renamed into place.
 /// With `replace` false an existing file is never replaced (expectations are never overwritten).
 pub fn write(path: &Path, text: &str, replace: bool) -> Result<(), String> {
-    let shown = || crate::report::inert::terminal_line(&path.to_string_lossy());
+    let shown = || crate::inert::terminal_line(&path.to_string_lossy());
     // Checked again at the moment of writing: the destination may have changed since the run
     // started.
     if let Ok(meta) = std::fs::symlink_metadata(path)

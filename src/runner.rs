@@ -63,7 +63,8 @@ pub enum Ran {
 pub fn run(implementation: &dyn Implementation, case: &Case) -> Ran {
     // After Ctrl-C nothing more is sent, and a case cut short was not judged: not run, never
     // errored, never a fuzz finding.
-    let interrupted = || crate::interrupt::reason().map(|why| Ran::Failed(Failure::NotRun(why)));
+    let interrupted =
+        || crate::implementation::interrupt::reason().map(|why| Ran::Failed(Failure::NotRun(why)));
     // Known without running: a case of a part the implementation does not declare stays not
     // applicable after an interruption, never "not run" in a part it does not offer.
     if let Some(why) = case.inapplicable(&implementation.parts()) {
@@ -225,4 +226,18 @@ pub fn check_all(
         }
     }
     verdicts
+}
+
+/// The verdict's name in reports (`passed`, `not_applicable`, ...).
+pub fn verdict_word(v: &Verdict) -> &'static str {
+    match v {
+        Verdict::Passed => "passed",
+        Verdict::Failed(_) => "failed",
+        Verdict::Errored(_) => "errored",
+        Verdict::Skipped(_) => "skipped",
+        Verdict::NotApplicable(_) => "not_applicable",
+        Verdict::NotRun(_) => "not_run",
+        Verdict::ExpectedFailure { .. } => "expected_failure",
+        Verdict::UnexpectedPass { .. } => "unexpected_pass",
+    }
 }

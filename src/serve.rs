@@ -24,7 +24,7 @@ pub fn serve_lines(input: impl BufRead, out: &mut impl Write) -> io::Result<()> 
                 // serde's message quotes the line's text: shown inert.
                 eprintln!(
                     "hookcheck serve: ignoring a line that is not a JSON object: {}",
-                    crate::report::inert::terminal_line(&e.to_string())
+                    crate::inert::terminal_line(&e.to_string())
                 );
                 continue;
             }

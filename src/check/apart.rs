@@ -7,7 +7,6 @@ use crate::case::Case;
 use crate::corpus::Corpus;
 use crate::fuzz::workloads::Workloads;
 use crate::grade::Graded;
-use crate::report;
 
 /// The cases of a run: the selected public cases, then the hidden ones.
 #[derive(Clone, Copy)]
@@ -32,16 +31,16 @@ pub(super) fn hidden(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
     let Some(dir) = &opts.hidden else {
         return Ok(Vec::new());
     };
-    let shown = || report::inert::terminal_line(&dir.display().to_string());
+    let shown = || crate::inert::terminal_line(&dir.display().to_string());
     let corpus = Corpus::load(dir);
     for warning in &corpus.warnings {
-        eprintln!("warning: {}", report::inert::terminal_line(warning));
+        eprintln!("warning: {}", crate::inert::terminal_line(warning));
     }
     if !corpus.errors.is_empty() {
         let errors: Vec<String> = corpus
             .errors
             .iter()
-            .map(|e| report::inert::terminal(&e.to_string()))
+            .map(|e| crate::inert::terminal(&e.to_string()))
             .collect();
         return Err(ConfigError(format!(
             "the hidden cases (--hidden {}) do not load:\n{}",
@@ -61,7 +60,7 @@ pub(super) fn hidden(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
             "the hidden cases do not pass `hookcheck lint`:\n{}",
             problems
                 .iter()
-                .map(|p| report::inert::terminal_line(p))
+                .map(|p| crate::inert::terminal_line(p))
                 .collect::<Vec<_>>()
                 .join("\n")
         )));
@@ -71,7 +70,7 @@ pub(super) fn hidden(opts: &CheckOptions) -> Result<Vec<Case>, ConfigError> {
     let public = Corpus::gather(&opts.cases).cases;
     for c in &corpus.cases {
         if let Some(p) = public.iter().find(|p| p.id == c.id) {
-            return Err(ConfigError(report::inert::terminal_line(&format!(
+            return Err(ConfigError(crate::inert::terminal_line(&format!(
                 "{}:{}: hidden case {}: id already used by the public case at {}:{}",
                 c.file.display(),
                 c.line,
@@ -90,15 +89,15 @@ pub(super) fn header(opts: &CheckOptions, all: Cases) -> String {
     if let Some(dir) = &opts.hidden {
         lines.push(format!(
             "and {} from {}, reported apart",
-            report::count(all.hidden(), "hidden case", "hidden cases"),
-            report::inert::terminal_line(&dir.display().to_string())
+            crate::wording::count(all.hidden(), "hidden case", "hidden cases"),
+            crate::inert::terminal_line(&dir.display().to_string())
         ));
     }
     if let Some(asked) = opts.generated {
         lines.push(format!(
             "and {} of seed {} judged against the reference (--generated {} --seed {} \
              repeats them)",
-            report::count(
+            crate::wording::count(
                 usize::try_from(asked.count).unwrap_or(usize::MAX),
                 "generated workload",
                 "generated workloads"
@@ -122,10 +121,10 @@ pub(super) fn generate(opts: &CheckOptions, g: &mut Graded) {
         eprint!(
             "\r\x1b[Khookcheck: {} generated workloads on {}…",
             asked.count,
-            report::inert::terminal_line(&report::inert::clip(&g.entry.name, 60))
+            crate::inert::terminal_line(&crate::inert::clip(&g.entry.name, 60))
         );
     }
-    let interrupted = crate::interrupt::reason();
+    let interrupted = crate::implementation::interrupt::reason();
     g.apart.generated = Some(match &g.started {
         // After Ctrl-C nothing more starts: every workload is not run.
         Ok(_) if interrupted.is_some() => Workloads {

@@ -372,7 +372,8 @@ pub(crate) fn search(
     // Checked before every sequence, not only between batches: a hanging implementation makes
     // each sequence cost a timeout, and a batch of them would overrun --time by far.
     let out_of_time = || {
-        opts.time.is_some_and(|t| started.elapsed() >= t) || crate::interrupt::reason().is_some()
+        opts.time.is_some_and(|t| started.elapsed() >= t)
+            || crate::implementation::interrupt::reason().is_some()
     };
     let mut run = 0u64;
     while next < opts.cases && failing.len() < wanted && stopped.is_none() {

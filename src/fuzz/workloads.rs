@@ -154,7 +154,7 @@ pub fn run(implementation: &dyn Implementation, asked: Asked, judging: Judging) 
     let run = found.run - found.unconfirmed.len() as u64;
     let mut stopped = found.stopped;
     if stopped.is_none() && run < asked.count {
-        stopped = Some(match crate::interrupt::reason() {
+        stopped = Some(match crate::implementation::interrupt::reason() {
             Some(why) => why,
             None => format!(
                 "the generated workloads may take {} s per implementation",
@@ -277,7 +277,7 @@ fn explained(case: &Case, verdict: Verdict, how: &str, seed: u64, k: u64) -> Ver
         other => Verdict::Failed(format!(
             "{head}it failed when first run, and gave `{}` when run again: the implementation \
              is not deterministic",
-            crate::report::verdict_word(&other)
+            crate::runner::verdict_word(&other)
         )),
     }
 }

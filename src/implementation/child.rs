@@ -237,7 +237,7 @@ impl Child {
         reading: Reading,
         max_answer: usize,
     ) -> io::Result<Child> {
-        if let Some(why) = crate::interrupt::reason() {
+        if let Some(why) = super::interrupt::reason() {
             return Err(io::Error::other(why));
         }
         static NEXT: AtomicU64 = AtomicU64::new(0);

@@ -1,6 +1,6 @@
 //! The implementation processes alive right now, so that Ctrl-C or SIGTERM can end them all
-//! wherever the run is, and so that the end-of-run sweep leaves the ones a `Child` still owns for
-//! their owner to collect.
+//! wherever the run is (`reap` kills them), and so that the end-of-run sweep leaves the
+//! ones a `Child` still owns for their owner to collect.
 
 use std::sync::Mutex;
 
@@ -23,11 +23,7 @@ pub fn owned(pid: i32) -> bool {
         .is_ok_and(|live| live.iter().any(|(p, _)| *p == pid))
 }
 
-/// Kills every live implementation process and everything they started.
-pub fn kill_all() {
-    let live: Vec<(i32, String)> = LIVE.lock().map(|l| l.clone()).unwrap_or_default();
-    for (pid, mark) in live {
-        super::reap::kill_tree(pid, &mark);
-    }
-    super::reap::sweep();
+/// Every live implementation process and its mark.
+pub fn all() -> Vec<(i32, String)> {
+    LIVE.lock().map(|l| l.clone()).unwrap_or_default()
 }

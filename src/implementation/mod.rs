@@ -2,14 +2,14 @@
 //! The built-in reference is one implementation; implementations in other processes are others.
 
 mod child;
+pub mod interrupt;
 mod live;
 mod process;
 mod reap;
 pub mod sandbox;
 
-pub use live::kill_all;
 pub use process::{Hello, MAX_ANSWER, Options, PROTOCOL, Subprocess};
-pub use reap::{MARK, adopt_orphans, guard, keep_watch, sweep};
+pub use reap::{MARK, adopt_orphans, guard, keep_watch, kill_all, sweep};
 pub use sandbox::Sandbox;
 
 use crate::case::{Case, Part};

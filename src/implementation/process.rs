@@ -488,7 +488,7 @@ impl Implementation for Subprocess {
         match &self.hello {
             // Whatever the handshake claims, a description is one readable line.
             Some(h) => {
-                let field = |text: &str| crate::report::inert::clip(text, 1_000).into_owned();
+                let field = |text: &str| crate::inert::clip(text, 1_000).into_owned();
                 format!(
                     "{} ({} {}) via `{}`",
                     field(&h.name),

@@ -191,6 +191,14 @@ pub fn kill_tree(root: i32, mark: &str) {
     chase(|pid| marked(pid, mark), CHASE_TREE);
 }
 
+/// Kills every live implementation process and everything they started.
+pub fn kill_all() {
+    for (pid, mark) in super::live::all() {
+        kill_tree(pid, &mark);
+    }
+    sweep();
+}
+
 /// Collects the exit status of those of `pids` that are our children (adopted orphans), so they
 /// do not linger as zombies. Others are not ours to wait for and are skipped by the kernel.
 fn collect_adopted(pids: &[i32]) {

@@ -3,10 +3,10 @@
 //! everything; the report files (JUnit, markdown, HTML), which a grader may hand to submitters,
 //! show a hidden case's name and verdict only, unless `--hidden-detail diff`.
 
-use super::inert::{self, LINE_LIMIT, clip, clip_report, markup, terminal_line};
 use super::{Style, mark, message, verdict_word};
 use crate::fuzz::workloads::{Generated, Workloads};
 use crate::grade::{Apart, Graded, Outcome};
+use crate::inert::{self, LINE_LIMIT, clip, clip_report, markup, terminal_line};
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 

@@ -2,10 +2,10 @@
 //! full and for the brief alone), one line per implementation in the brief's terms, and the same
 //! as JSON lines, one event per implementation.
 
-use super::inert::{LINE_LIMIT, clip, clip_report, terminal_line};
 use super::{Style, Tally};
 use crate::case::{Case, Part};
 use crate::grade::{self, Grade, Graded};
+use crate::inert::{LINE_LIMIT, clip, clip_report, terminal_line};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
@@ -140,7 +140,7 @@ pub fn human(
                 out,
                 "\n[{shown}] could not start: `{}`\n{}\n",
                 terminal_line(command),
-                super::inert::terminal(&super::inert::clip_report(why))
+                crate::inert::terminal(&crate::inert::clip_report(why))
                     .lines()
                     .map(|l| format!("  {l}"))
                     .collect::<Vec<_>>()
@@ -189,7 +189,7 @@ pub fn human(
          ({} each, {seconds:.2} s)",
         graded.len(),
         graded.len() - passing - dead,
-        super::count(cases.len(), "case", "cases")
+        crate::wording::count(cases.len(), "case", "cases")
     );
     out
 }

@@ -8,12 +8,12 @@
 //! named in the address (`#cell=<implementation>|<case>`, each part URI-encoded), so a link can
 //! point at one failure.
 
-use super::inert::{self, LINE_LIMIT, clip, clip_report, markup};
 use super::mark;
 use super::{message, verdict_word};
 use crate::case::{Case, Part};
 use crate::compare::compare;
 use crate::grade::{Graded, Score};
+use crate::inert::{self, LINE_LIMIT, clip, clip_report, markup};
 use crate::runner::{Ran, Verdict};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -238,7 +238,7 @@ fn filters(out: &mut String, cases: &[Case], graded: &[Graded], dead: usize) {
         0 => String::from("(implementations that could not start are not counted)"),
         n => format!(
             "(not counting the {} that could not start)",
-            super::count(n, "implementation", "implementations")
+            crate::wording::count(n, "implementation", "implementations")
         ),
     };
     let _ = writeln!(

@@ -1,16 +1,16 @@
 //! The human view: each failing case's report, then a table per part and one closing line.
 
-use super::inert::{clip, clip_report, terminal, terminal_line};
 use super::{Offered, Style, Tally, tally_by_part};
 use crate::case::{Case, Part};
+use crate::inert::{clip, clip_report, terminal, terminal_line};
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 
 /// One case's lines in the human view; empty for a pass unless `verbose`. The case's name (its
 /// suite is a folder's name) and every message are shown inert: see `inert::terminal`.
 pub fn human_case(case: &Case, v: &Verdict, style: Style, verbose: bool) -> String {
-    let name = terminal_line(&clip(&case.name(), super::inert::LINE_LIMIT));
-    let line = |m: &str| terminal_line(&clip(m, super::inert::LINE_LIMIT));
+    let name = terminal_line(&clip(&case.name(), crate::inert::LINE_LIMIT));
+    let line = |m: &str| terminal_line(&clip(m, crate::inert::LINE_LIMIT));
     match v {
         Verdict::Passed if verbose => format!("{} {name}\n", style.green("ok   ")),
         Verdict::Passed | Verdict::NotApplicable(_) => String::new(),
@@ -178,8 +178,8 @@ pub fn human_summary(
         let _ = writeln!(
             out,
             "\n{} not run: {}",
-            super::count(total.not_run, "case", "cases"),
-            terminal_line(&clip(reason, super::inert::LINE_LIMIT))
+            crate::wording::count(total.not_run, "case", "cases"),
+            terminal_line(&clip(reason, crate::inert::LINE_LIMIT))
         );
     }
     // hookcheck's notes, then the counts beside the table's, then the closing line, last.
@@ -201,7 +201,7 @@ pub fn human_summary(
             "{} left out of the cases that ran (not a case count): their expectations depend \
              on how a number is written, and this implementation reads number values \
              (`numbers: values`; --numbers strict judges them)",
-            super::count(spelling_steps, "step", "steps")
+            crate::wording::count(spelling_steps, "step", "steps")
         ));
     }
     if offered.numbers_refused {

@@ -2,11 +2,11 @@
 //! goes through [`line`], and every case has the same fields whether one implementation or many
 //! were checked ([`case`]).
 
-use super::inert::{LINE_LIMIT, REPORT_LIMIT, clip};
 use super::{message, tally_by_part, verdict_word};
 use crate::case::Case;
 use crate::compare::{Scope, compare};
 use crate::grade::Apart;
+use crate::inert::{LINE_LIMIT, REPORT_LIMIT, clip};
 use crate::provenance::Provenance;
 use crate::runner::{Ran, Verdict};
 use serde_json::{Value, json};

@@ -1,8 +1,8 @@
 //! JUnit XML, for CI systems: a test suite per case folder, a test case per case.
 
-use super::inert::{clip_report, markup};
 use super::{Tally, tally_by_part, verdict_word};
 use crate::case::Case;
+use crate::inert::{clip_report, markup};
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 

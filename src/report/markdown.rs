@@ -1,10 +1,10 @@
 //! The grade as markdown, for a pull request or a wiki: the grade table with each
 //! implementation's grade in the brief's terms, then a case × implementation table.
 
-use super::inert::{self, markdown_cell as cell};
 use super::mark;
 use crate::case::{Case, Part};
 use crate::grade::Graded;
+use crate::inert::{self, markdown_cell as cell};
 use crate::runner::Verdict;
 use std::fmt::Write as _;
 

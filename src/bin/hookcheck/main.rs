@@ -29,14 +29,14 @@ use std::time::Duration;
 /// them) is shown inert, so a file named with a terminal escape cannot act on the terminal.
 macro_rules! say_err {
     ($($arg:tt)*) => {
-        eprintln!("{}", hookcheck::report::inert::terminal(&format!($($arg)*)))
+        eprintln!("{}", hookcheck::inert::terminal(&format!($($arg)*)))
     };
 }
 
 /// A line of hookcheck's own on stdout, inert as [`say_err`]'s.
 macro_rules! say {
     ($($arg:tt)*) => {
-        println!("{}", hookcheck::report::inert::terminal(&format!($($arg)*)))
+        println!("{}", hookcheck::inert::terminal(&format!($($arg)*)))
     };
 }
 
@@ -70,17 +70,17 @@ fn main() -> ExitCode {
 /// report of what ran is still printed (exit 130 or 143), and nothing they started outlives
 /// hookcheck.
 fn with_implementations(command: impl FnOnce() -> ExitCode) -> ExitCode {
-    hookcheck::interrupt::install();
+    hookcheck::implementation::interrupt::install();
     // `/proc/self/exe` opens this very program, even if its file was replaced since it started.
     hookcheck::implementation::guard(Path::new("/proc/self/exe"));
     let code = command();
     hookcheck::implementation::sweep();
     hookcheck::adapters::cleanup();
-    match hookcheck::interrupt::exit_status() {
+    match hookcheck::implementation::interrupt::exit_status() {
         Some(status) => {
             say_err!(
                 "hookcheck: {}; the report above covers what ran",
-                hookcheck::interrupt::reason().unwrap_or_default()
+                hookcheck::implementation::interrupt::reason().unwrap_or_default()
             );
             ExitCode::from(status)
         }
@@ -307,7 +307,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
         }
     };
     // What the implementation calls itself is its own text: shown inert, on one line.
-    let describe = hookcheck::report::inert::terminal_line(&implementation.describe());
+    let describe = hookcheck::inert::terminal_line(&implementation.describe());
     let parts: Vec<&str> = implementation.parts().iter().map(|p| p.as_str()).collect();
     say!(
         "hookcheck fuzz: {describe} (parts: {}), seed {seed}, up to {} sequences of at most {} operations, {jobs} at a time",
@@ -341,7 +341,7 @@ fn fuzz(args: FuzzArgs) -> ExitCode {
     }
     print!(
         "{}",
-        hookcheck::report::inert::terminal(&report.human(seed, &describe))
+        hookcheck::inert::terminal(&report.human(seed, &describe))
     );
     let Some(finding) = report.finding else {
         return if report.stopped.is_some() {
@@ -390,7 +390,7 @@ fn record(
     let Some(path) = out else {
         // Redirected, it is the case file; on a terminal, text to read, shown inert.
         if io::stdout().is_terminal() {
-            print!("{}", hookcheck::report::inert::terminal(&file));
+            print!("{}", hookcheck::inert::terminal(&file));
         } else {
             print!("{file}");
         }
@@ -419,7 +419,7 @@ fn record(
 fn lint(sources: &Sources) -> ExitCode {
     let (text, problems) = hookcheck::corpus::lint(sources);
     // Case files' names and what they hold are the user's text.
-    print!("{}", hookcheck::report::inert::terminal(&text));
+    print!("{}", hookcheck::inert::terminal(&text));
     if problems == 0 {
         ExitCode::SUCCESS
     } else {
@@ -468,10 +468,7 @@ fn check(args: CheckArgs) -> ExitCode {
     {
         Some(Ok(entries)) => entries,
         Some(Err(e)) => {
-            say_err!(
-                "hookcheck check: {}",
-                hookcheck::report::inert::terminal(&e)
-            );
+            say_err!("hookcheck check: {}", hookcheck::inert::terminal(&e));
             return ExitCode::from(2);
         }
         None => Vec::new(),
@@ -489,10 +486,7 @@ fn check(args: CheckArgs) -> ExitCode {
     }) {
         Ok(()) => {}
         Err(e) => {
-            say_err!(
-                "hookcheck check: {}",
-                hookcheck::report::inert::terminal(&e)
-            );
+            say_err!("hookcheck check: {}", hookcheck::inert::terminal(&e));
             return ExitCode::from(2);
         }
     }
@@ -554,10 +548,7 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(e) => {
             let _ = out.flush();
             // The message can carry an implementation's stderr (a failed handshake).
-            say_err!(
-                "hookcheck check: {}",
-                hookcheck::report::inert::terminal(&e.0)
-            );
+            say_err!("hookcheck check: {}", hookcheck::inert::terminal(&e.0));
             ExitCode::from(2)
         }
     }
@@ -631,7 +622,7 @@ fn coverage(sources: &Sources) -> ExitCode {
         say_err!("hookcheck coverage: warning: {w}");
     }
     let (table, uncovered) = coverage_report(&corpus.cases, &hookcheck::spec::rules());
-    print!("{}", hookcheck::report::inert::terminal(&table));
+    print!("{}", hookcheck::inert::terminal(&table));
     if uncovered.is_empty() && corpus.errors.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -1,7 +1,8 @@
 //! One operation, decoded straight from its JSON text into a typed [`Operation`]: no `Value`
 //! tree, strings borrowed where the input has no escapes. The operation is first cut into its
-//! elements' JSON texts, by the fast scanner of `scan` for the usual shape or by serde_json (a
-//! `SeqAccess` visitor taking each element as `&RawValue`) for anything else; the values are
+//! elements' JSON texts, by the fast scanner of `scan` for the usual shape (`decode_text`, one
+//! level up, tries it first) or by serde_json (a `SeqAccess` visitor taking each element as
+//! `&RawValue`, here) for anything else; the values are
 //! then read from those texts by one judge, so the rules that depend on how a number is written
 //! (`op.ts-strict`: `10.0` and `1e3` are not integers, `-0` is 0) are decided on the spelling
 //! itself. A `Value` (case files, the fuzzer) gives its elements to the same judge; serde_json
@@ -32,20 +33,6 @@ impl<'de> DeserializeSeed<'de> for OperationSeed {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(OperationVisitor)
     }
-}
-
-/// Decodes an operation from its JSON text; `None` when the text is not JSON.
-pub fn decode_text(text: &str) -> Option<Result<Operation<'_>, Error>> {
-    if let Some((op, end)) = super::scan::operation(text)
-        && text[end..]
-            .trim_start_matches([' ', '\t', '\n', '\r'])
-            .is_empty()
-    {
-        return Some(op);
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    let op = OperationSeed.deserialize(&mut de).ok()?;
-    de.end().ok().map(|()| op)
 }
 
 struct OperationVisitor;
@@ -404,7 +391,7 @@ mod tests {
     use super::*;
 
     fn decode(text: &str) -> Result<Operation<'_>, Error> {
-        decode_text(text).unwrap_or(Err(Error::InvalidArguments))
+        crate::ops::decode_text(text).unwrap_or(Err(Error::InvalidArguments))
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod fast;
 mod parts;
 mod scan;
 
-pub use decode::{OperationSeed, decode_text, decode_value};
+pub use decode::{OperationSeed, decode_value};
 pub use encode::write_json_string;
 pub use parts::{absent, run_declared};
 pub use scan::operation as decode_prefix;
@@ -22,6 +22,21 @@ use std::borrow::Cow;
 
 /// `op.ts-range`: the largest magnitude every JSON implementation represents exactly.
 pub const TS_LIMIT: Ts = crate::dispatcher::TS_LIMIT;
+
+/// Decodes an operation from its JSON text; `None` when the text is not JSON. The scanner of
+/// the usual shape goes first; serde_json takes what it gives up on.
+pub fn decode_text(text: &str) -> Option<Result<Operation<'_>, Error>> {
+    if let Some((op, end)) = scan::operation(text)
+        && text[end..]
+            .trim_start_matches([' ', '\t', '\n', '\r'])
+            .is_empty()
+    {
+        return Some(op);
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let op = serde::de::DeserializeSeed::deserialize(OperationSeed, &mut de).ok()?;
+    de.end().ok().map(|()| op)
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CommandOf<S> {

@@ -27,7 +27,7 @@ pub fn install() {
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         set
     };
-    crate::implementation::adopt_orphans();
+    super::reap::adopt_orphans();
     std::thread::spawn(move || {
         loop {
             let mut signal = 0;
@@ -36,7 +36,7 @@ pub fn install() {
                 return;
             }
             let first = SIGNAL.swap(signal, Ordering::SeqCst) == 0;
-            crate::implementation::kill_all();
+            super::reap::kill_all();
             if !first {
                 std::process::exit(128 + signal);
             }
