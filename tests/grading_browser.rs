@@ -3,7 +3,7 @@
 //! the failing cells counted per implementation agree with the JSON report of the same run, and
 //! a selected failing cell shows its case's diff (file:line of the differing step, operation,
 //! expected, actual). A screenshot is taken; `HOOKCHECK_BLESS=1` writes it to
-//! `examples/grading/report.png`, the README's picture. A class of 20 submissions (planted bugs,
+//! `examples/grading/report.png`, the picture in spec/guide/grading.md. A class of 20 submissions (planted bugs,
 //! one that cannot start, one named with `|` and `%`) is driven by a probe script added after
 //! the page's own: sorting, a submission's failures from its name, the filters, and links to a
 //! cell of the last column of a wide matrix.

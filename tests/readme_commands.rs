@@ -1,4 +1,5 @@
-//! Every command in the README's `sh` blocks is run here as written, so that none can go stale:
+//! Every command in the `sh` blocks of the README and of the guide it links to (`spec/guide/`)
+//! is run here as written, so that none can go stale:
 //! `hookcheck ...` and `cargo run --release -- ...` run this build's `hookcheck`, in a folder
 //! that holds the files the README names (`mysolution.py` is the example Python solution,
 //! `submissions/*/solution.py` two copies of it, `grading.toml` a manifest of it, and `~` a home
@@ -26,16 +27,41 @@ const RUN_ELSEWHERE: &[(&str, &str)] = &[
     ),
 ];
 
-/// One command of the README: the line it starts on, and its text with continuations joined.
+/// One command of the README or the guide: where it starts, and its text with continuations
+/// joined.
 #[derive(Debug)]
 struct Shown {
+    file: String,
     line: usize,
     text: String,
 }
 
-/// The commands of the README's `sh` blocks; comments and blank lines are left out.
+/// The README and the guide's pages, as paths from the project's root.
+fn documents() -> Vec<String> {
+    let mut pages: Vec<String> = std::fs::read_dir(common::root().join("spec/guide"))
+        .expect("spec/guide")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("spec/guide/{name}"))
+        .collect();
+    pages.sort();
+    pages.insert(0, "README.md".to_string());
+    pages
+}
+
+/// The commands of every document's `sh` blocks; comments and blank lines are left out.
 fn shown() -> Vec<Shown> {
-    let readme = std::fs::read_to_string(common::root().join("README.md")).expect("README.md");
+    documents().iter().flat_map(|d| shown_in(d)).collect()
+}
+
+/// The commands of one document's `sh` blocks.
+fn shown_in(file: &str) -> Vec<Shown> {
+    let readme = std::fs::read_to_string(common::root().join(file)).expect("a document");
     let mut out = Vec::new();
     let mut in_sh = false;
     let mut pending: Option<Shown> = None;
@@ -60,6 +86,7 @@ fn shown() -> Vec<Shown> {
             }
             None if text.is_empty() || text.starts_with('#') => continue,
             None => Shown {
+                file: file.to_string(),
                 line: i + 1,
                 text: text.to_string(),
             },
@@ -204,17 +231,19 @@ fn check(wanted: impl Fn(Option<&'static str>) -> bool) {
     let dir = stage();
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut seen = std::collections::HashSet::new();
     for c in &commands {
-        if RUN_ELSEWHERE.iter().any(|(t, _)| *t == c.text) {
+        // A command the guide repeats from the README runs once.
+        if RUN_ELSEWHERE.iter().any(|(t, _)| *t == c.text) || !seen.insert(c.text.as_str()) {
             continue;
         }
         let runnable =
             c.text.starts_with("hookcheck ") || c.text.starts_with("cargo run --release -- ");
         if !runnable {
             failures.push(format!(
-                "README.md:{}: `{}` is run by no test: make it a hookcheck command, or say in \
+                "{}:{}: `{}` is run by no test: make it a hookcheck command, or say in \
                  RUN_ELSEWHERE what runs it",
-                c.line, c.text
+                c.file, c.line, c.text
             ));
             continue;
         }
@@ -225,8 +254,8 @@ fn check(wanted: impl Fn(Option<&'static str>) -> bool) {
         let (code, out) = run(&dir, &c.text);
         if code != Some(0) {
             failures.push(format!(
-                "README.md:{}: `{}` exited {code:?}:\n{out}",
-                c.line, c.text
+                "{}:{}: `{}` exited {code:?}:\n{out}",
+                c.file, c.line, c.text
             ));
         }
     }
@@ -252,12 +281,15 @@ fn the_readme_shows_commands_to_run() {
     for c in &commands {
         assert!(
             !c.text.ends_with('\\'),
-            "README.md:{}: an unfinished command",
+            "{}:{}: an unfinished command",
+            c.file,
             c.line
         );
     }
     assert!(
-        commands.iter().any(|c| c.text == "cargo test"),
+        commands
+            .iter()
+            .any(|c| c.file == "README.md" && c.text == "cargo test"),
         "the README's test command is not in an sh block: {commands:?}"
     );
 }

@@ -181,8 +181,8 @@ pub struct ImplArgs {
     pub max_answer: usize,
     /// Run each implementation process under bubblewrap (`bwrap`): the system folders, the
     /// submission's folder and the paths its command names read-only, a private /tmp, no
-    /// network, limits below; its processes all die with it (README: Running untrusted
-    /// submissions).
+    /// network, limits below; its processes all die with it (spec/guide/untrusted.md, also
+    /// written out by `hookcheck export`).
     #[arg(long)]
     pub sandbox: bool,
     /// Address space of each sandboxed process, MiB (also the size of its /tmp) [default:
