@@ -10,7 +10,7 @@ use crate::grade::{Graded, run_all_streaming, start};
 use crate::manifest::Entry;
 use crate::outputs::{Input, command_paths};
 use crate::provenance::Provenance;
-use crate::report::{self, HiddenDetail, Style, Tally};
+use crate::report::{self, HiddenDetail, Judged, Model, Style};
 use crate::runner::{Selection, Verdict};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
@@ -333,29 +333,29 @@ fn one(
         unwritten
             .extend(write_new(path, &Expectations::from_failures(cases, &raw).to_toml()).err());
     }
-    let verdicts = g.judged(cases);
+    let judged = Judged::of(&g, cases);
+    let verdicts = &judged.verdicts;
     let offered = report::Offered {
         parts: &declared,
         spelling_steps: crate::runner::spelling_steps_of(&declared, numbers, cases),
         numbers_refused: refused,
     };
-    let mut total = Tally::default();
-    verdicts.iter().for_each(|v| total.add(v));
+    let total = judged.tally;
     let passed = total.success(opts.allow_skips)
         && (!opts.strict || (total.unexpected_passes == 0 && unknown.is_empty()))
         && g.apart.success(opts.allow_skips);
     g.passed = passed;
-    unwritten.extend(write_files(
-        opts,
+    let model = Model {
         cases,
-        std::slice::from_ref(&g),
-        Some(&verdicts),
-        &provenance,
-    ));
+        graded: std::slice::from_ref(&g),
+        judged: std::slice::from_ref(&judged),
+        provenance: &provenance,
+    };
+    unwritten.extend(write_files(opts, &model, true));
     let slow = g.slow.iter().filter(|s| **s).count();
     match opts.format {
         Format::Human => {
-            for (c, v) in cases.iter().zip(&verdicts) {
+            for (c, v) in cases.iter().zip(verdicts) {
                 write!(out, "{}", report::human_case(c, v, style, opts.verbose)).map_err(io)?;
             }
             write!(
@@ -379,13 +379,13 @@ fn one(
             if slow > 0 {
                 notes.push(slow_note(slow));
             }
-            let grade = g.grade(cases);
+            let grade = &judged.grade;
             // The summary says on a line of its own how numbers were judged.
             notes.push(format!("in the brief's terms: {}", grade.in_brief_terms()));
-            if let Some(note) = beyond_brief_note(&grade, scope.brief_only) {
+            if let Some(note) = beyond_brief_note(grade, scope.brief_only) {
                 notes.push(note);
             }
-            if let Some(note) = spelling_note(cases, &g, &verdicts) {
+            if let Some(note) = spelling_note(cases, &g, verdicts) {
                 notes.push(note);
             }
             if let Some(why) = total.why_not_passed(opts.allow_skips) {
@@ -401,14 +401,13 @@ fn one(
             write!(
                 out,
                 "{}",
-                report::human_summary(cases, &verdicts, style, seconds, &offered, passed, &notes)
+                report::human_summary(cases, verdicts, style, seconds, &offered, passed, &notes)
             )
             .map_err(io)?;
         }
         Format::Json => {
             let scope = g.scope.with_numbers(g.numbers());
-            for ((c, v), (ran, slow)) in cases.iter().zip(&verdicts).zip(g.ran.iter().zip(&g.slow))
-            {
+            for ((c, v), (ran, slow)) in cases.iter().zip(verdicts).zip(g.ran.iter().zip(&g.slow)) {
                 writeln!(out, "{}", report::json_case(c, v, ran, scope, *slow)).map_err(io)?;
             }
             for event in report::json::apart_cases(&g.apart, scope) {
@@ -417,7 +416,7 @@ fn one(
             writeln!(
                 out,
                 "{}",
-                report::json_summary(cases, &verdicts, &offered, passed, &provenance, &g.apart)
+                report::json_summary(cases, verdicts, &offered, passed, &provenance, &g.apart)
             )
             .map_err(io)?;
         }
@@ -596,31 +595,42 @@ fn many(
     // The verdict on an implementation, as every report tells it: expectations, scope, `--strict`
     // and `--allow-skips` applied, its hidden cases set apart and its generated workloads run.
     // Once per implementation: the workloads take time.
-    let settle = |i: usize, g: &mut Graded| {
+    // Judged and graded here, once: every report renders these.
+    let settle = |i: usize, g: &mut Graded| -> Judged {
         g.expectations = expectations.get(i).cloned().flatten();
         g.scope = opts.selection.scope();
         g.set_apart(all.all, all.public);
         generate(opts, g);
+        let judged = Judged::of(g, cases);
         let unknown = unknown.get(i).is_none_or(Vec::is_empty);
         g.passed = g.started.is_ok()
-            && report::implementation_success(cases, g, opts.strict, opts.allow_skips)
+            && judged.success(opts.strict, opts.allow_skips)
             && (!opts.strict || unknown)
             && g.apart.success(opts.allow_skips);
+        judged
     };
     let entries = entries.into_iter().map(|e| (e, None)).collect();
-    let (graded, streamed) = if opts.format == Format::Json {
+    let (graded, judged, streamed) = if opts.format == Format::Json {
         stream(opts, entries, all.all, cases, &settle, out)
     } else {
         let mut graded = run_with_progress(opts, entries, all.all);
-        for (i, g) in graded.iter_mut().enumerate() {
-            settle(i, g);
-        }
-        (graded, Ok(()))
+        let judged = graded
+            .iter_mut()
+            .enumerate()
+            .map(|(i, g)| settle(i, g))
+            .collect();
+        (graded, judged, Ok(()))
     };
     let seconds = started_at.elapsed().as_secs_f64();
     provenance.seconds = seconds;
     let passed: Vec<bool> = graded.iter().map(|g| g.passed).collect();
-    let unwritten = write_files(opts, cases, &graded, None, &provenance);
+    let model = Model {
+        cases,
+        graded: &graded,
+        judged: &judged,
+        provenance: &provenance,
+    };
+    let unwritten = write_files(opts, &model, false);
     let passing = passed.iter().filter(|p| **p).count();
     match opts.format {
         Format::Human => {
@@ -638,7 +648,7 @@ fn many(
             write!(
                 out,
                 "{}",
-                report::grade_human(cases, &graded, &passed, style, opts.verbose, seconds)
+                report::grade_human(&model, style, opts.verbose, seconds)
             )
             .map_err(io)?;
             for g in &graded {
@@ -674,12 +684,12 @@ fn stream(
     entries: Vec<(Entry, Option<crate::grade::Started>)>,
     all: &[Case],
     cases: &[Case],
-    settle: &(impl Fn(usize, &mut Graded) + Sync),
+    settle: &(impl Fn(usize, &mut Graded) -> Judged + Sync),
     out: &mut impl Write,
-) -> (Vec<Graded>, std::io::Result<()>) {
+) -> (Vec<Graded>, Vec<Judged>, std::io::Result<()>) {
     let (sender, finished) = std::sync::mpsc::channel::<(usize, Graded)>();
     let mut written = Ok(());
-    let mut settled: Vec<Option<Graded>> = Vec::new();
+    let mut settled: Vec<Option<(Graded, Judged)>> = Vec::new();
     let graded = std::thread::scope(|s| {
         let run = s.spawn(move || {
             run_streaming(opts, entries, all, &move |i, g| {
@@ -688,21 +698,21 @@ fn stream(
         });
         // Ends when the run ends and drops the sender.
         for (i, mut g) in finished {
-            settle(i, &mut g);
+            let judged = settle(i, &mut g);
             if written.is_ok() {
-                let event = report::json_implementation(cases, &g, i);
+                let event = report::json_implementation(cases, &g, &judged, i);
                 written = writeln!(out, "{event}").and_then(|()| out.flush());
             }
             if settled.len() <= i {
                 settled.resize_with(i + 1, || None);
             }
-            settled[i] = Some(g);
+            settled[i] = Some((g, judged));
         }
         run.join()
     });
     let graded = graded.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
     // Every implementation is handed over once; one that was not is settled here.
-    let graded = graded
+    let (graded, judged) = graded
         .into_iter()
         .enumerate()
         .map(|(i, mut g)| {
@@ -710,25 +720,20 @@ fn stream(
                 .get_mut(i)
                 .and_then(Option::take)
                 .unwrap_or_else(|| {
-                    settle(i, &mut g);
-                    g
+                    let judged = settle(i, &mut g);
+                    (g, judged)
                 })
         })
-        .collect();
-    (graded, written)
+        .unzip();
+    (graded, judged, written)
 }
 
-/// The report files asked for: JUnit, markdown, HTML. `verdicts` are the one implementation's,
-/// judged in the run's scope. Each is written whatever became of the others; the ones that could
-/// not be are returned.
-fn write_files(
-    opts: &CheckOptions,
-    cases: &[Case],
-    graded: &[Graded],
-    verdicts: Option<&[Verdict]>,
-    provenance: &Provenance,
-) -> Vec<ConfigError> {
-    let seconds = provenance.seconds;
+/// The report files asked for: JUnit, markdown, HTML, rendered from `model`; `one` is a check of
+/// one implementation, whose JUnit report has a suite per case folder. Each is written whatever
+/// became of the others; the ones that could not be are returned.
+fn write_files(opts: &CheckOptions, model: &Model, one: bool) -> Vec<ConfigError> {
+    let (cases, graded) = (model.cases, model.graded);
+    let seconds = model.provenance.seconds;
     let mut failed = Vec::new();
     let mut write = |path: &PathBuf, text: String| {
         if let Err(e) = crate::outputs::write(path, &text, true) {
@@ -737,35 +742,33 @@ fn write_files(
     };
     let detail = opts.hidden_detail;
     if let Some(path) = &opts.junit {
-        let xml = match verdicts {
-            Some(v) => {
+        let xml = match model.judged.first().filter(|_| one) {
+            Some(judged) => {
                 let apart: String = graded
                     .iter()
                     .map(|g| report::apart::junit(g, detail, None))
                     .collect();
-                report::junit(cases, v, seconds, &apart)
+                report::junit(cases, &judged.verdicts, seconds, &apart)
             }
             None => {
                 let apart: String = graded
                     .iter()
                     .map(|g| report::apart::junit(g, detail, Some(&g.entry.name)))
                     .collect();
-                report::junit_many(cases, graded, seconds, &apart)
+                report::junit_many(model, seconds, &apart)
             }
         };
         write(path, xml);
     }
     if let Some(path) = &opts.markdown {
-        write(path, report::markdown(cases, graded, provenance));
+        write(path, report::markdown(model));
     }
     if let Some(path) = &opts.html {
         write(
             path,
             report::html(
-                cases,
-                graded,
+                model,
                 "hookcheck: implementations × cases",
-                provenance,
                 &report::apart::html(graded, detail),
             ),
         );

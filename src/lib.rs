@@ -37,6 +37,7 @@ pub mod provenance;
 pub mod record;
 pub mod report;
 pub mod runner;
+pub mod score;
 pub mod serve;
 pub mod spec;
 pub mod tally;

@@ -2,24 +2,18 @@
 //! full and for the brief alone), one line per implementation in the brief's terms, and the same
 //! as JSON lines, one event per implementation.
 
-use super::{Style, Tally};
-use crate::case::{Case, Part};
+use super::{Judged, Model, Style};
+use crate::case::Part;
 use crate::grade::{self, Grade, Graded};
 use crate::inert::{LINE_LIMIT, clip, clip_report, terminal_line};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
 /// The human report: one line per implementation, then the grade table, then (verbose) every
-/// failure report by implementation; `passed` is each implementation's verdict (expectations and
-/// `--strict` applied).
-pub fn human(
-    cases: &[Case],
-    graded: &[Graded],
-    passed: &[bool],
-    style: Style,
-    verbose: bool,
-    seconds: f64,
-) -> String {
+/// failure report by implementation.
+pub fn human(model: &Model, style: Style, verbose: bool, seconds: f64) -> String {
+    let (cases, graded) = (model.cases, model.graded);
+    let passed: Vec<bool> = graded.iter().map(|g| g.passed).collect();
     let mut out = String::new();
     // Names come from manifests and folder names: shown inert, and measured as shown.
     let shown: Vec<String> = graded
@@ -47,12 +41,11 @@ pub fn human(
             format!("{start}…{end}")
         }
     };
-    let grades: Vec<Grade> = graded.iter().map(|g| g.grade(cases)).collect();
-    for ((g, grade), shown) in graded.iter().zip(&grades).zip(&shown) {
-        let text = terminal_line(&clip(&g.verdict_line(grade, cases), LINE_LIMIT));
+    for ((g, judged), shown) in model.rows().zip(&shown) {
+        let text = terminal_line(&clip(&judged.line, LINE_LIMIT));
         let line = if g.started.is_err() {
             style.red(&text)
-        } else if grade.all_passed() {
+        } else if judged.grade.all_passed() {
             style.green(&text)
         } else {
             text
@@ -67,7 +60,8 @@ pub fn human(
         .map(|p| format!("Part {}", p.number()))
         .chain(Part::ALL.iter().map(|p| format!("brief {}", p.number())))
         .collect();
-    let rows: Vec<Vec<(String, bool)>> = grades.iter().map(score_cells).collect();
+    let rows: Vec<Vec<(String, bool)>> =
+        model.judged.iter().map(|j| score_cells(&j.grade)).collect();
     let widths: Vec<usize> = (0..headers.len())
         .map(|k| {
             rows.iter()
@@ -97,8 +91,10 @@ pub fn human(
                 .collect()
         )
     );
-    for (((grade, shown), verdict), cells) in grades.iter().zip(&shown).zip(passed).zip(&rows) {
-        let (score, brief) = grade.score();
+    for (((judged, shown), verdict), cells) in
+        model.judged.iter().zip(&shown).zip(&passed).zip(&rows)
+    {
+        let (score, brief) = judged.grade.score();
         let percent =
             |s: crate::grade::Score| s.percent().map_or("-".to_string(), |p| format!("{p}%"));
         let mark = if *verdict {
@@ -163,9 +159,9 @@ pub fn human(
         let _ = write!(out, "\n{}\n", apart.join("\n"));
     }
     if verbose {
-        for (g, shown) in graded.iter().zip(&shown) {
-            for (c, v) in cases.iter().zip(g.judged(cases)) {
-                let text = super::human_case(c, &v, style, false);
+        for ((g, judged), shown) in model.rows().zip(&shown) {
+            for (c, v) in cases.iter().zip(&judged.verdicts) {
+                let text = super::human_case(c, v, style, false);
                 if !text.is_empty() {
                     let _ = write!(out, "\n[{shown}] {text}");
                 }
@@ -221,25 +217,16 @@ pub fn part_legend() -> String {
         .join(", ")
 }
 
-/// Whether an implementation passes: every case passed, failed as expected, or did not apply,
-/// one passed at least, none was skipped (unless `allow_skips`); with `strict`, no listed case
-/// passed either.
-pub fn success(cases: &[Case], g: &Graded, strict: bool, allow_skips: bool) -> bool {
-    let mut t = Tally::default();
-    for v in g.judged(cases) {
-        t.add(&v);
-    }
-    t.success(allow_skips) && (!strict || t.unexpected_passes == 0)
-}
-
 /// One JSON object per implementation: its name and command, how it started, the run's verdict
 /// on it, its grade and its grade in the brief's terms, and every case as in a single run.
 /// `index`: its place in the run's order of implementations (events come as each finishes).
-pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
-    let verdicts = g.judged(cases);
-    let mut tally = Tally::default();
-    verdicts.iter().for_each(|v| tally.add(v));
-    let grade = g.grade(cases);
+pub fn json_implementation(
+    cases: &[crate::case::Case],
+    g: &Graded,
+    judged: &Judged,
+    index: usize,
+) -> String {
+    let (verdicts, tally, grade) = (&judged.verdicts, judged.tally, &judged.grade);
     let scores = |scores: &[crate::grade::Score; crate::grade::PARTS]| -> Value {
         Part::ALL
             .iter()
@@ -272,10 +259,10 @@ pub fn json_implementation(cases: &[Case], g: &Graded, index: usize) -> String {
         "not_implemented": not_implemented,
         "numbers": g.started.as_ref().ok().map(|s| s.numbers.as_str()),
         "numbers_refused": g.started.as_ref().is_ok_and(|s| s.numbers_refused),
-        "steps_not_applicable": g.left_out(cases),
+        "steps_not_applicable": judged.left_out,
         "brief_terms": grade.in_brief_terms(),
         "total": tally.to_json(),
-        "cases": cases.iter().zip(&verdicts).zip(g.ran.iter().zip(&g.slow))
+        "cases": cases.iter().zip(verdicts).zip(g.ran.iter().zip(&g.slow))
             .map(|((c, v), (ran, slow))| super::json::case(c, v, ran, scope, *slow))
             .collect::<Vec<Value>>(),
     });

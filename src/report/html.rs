@@ -9,23 +9,19 @@
 //! point at one failure.
 
 use super::mark;
-use super::{message, verdict_word};
+use super::{Model, message, verdict_word};
 use crate::case::{Case, Part};
 use crate::compare::compare;
-use crate::grade::{Graded, Score};
+use crate::grade::Graded;
 use crate::inert::{self, LINE_LIMIT, clip, clip_report, markup};
 use crate::runner::{Ran, Verdict};
+use crate::score::Score;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 
-pub fn html(
-    cases: &[Case],
-    graded: &[Graded],
-    title: &str,
-    provenance: &crate::provenance::Provenance,
-    apart: &str,
-) -> String {
-    let verdicts: Vec<Vec<Verdict>> = graded.iter().map(|g| g.judged(cases)).collect();
+pub fn html(model: &Model, title: &str, apart: &str) -> String {
+    let (cases, graded, provenance) = (model.cases, model.graded, model.provenance);
+    let verdicts: Vec<&[Verdict]> = model.judged.iter().map(|j| j.verdicts.as_slice()).collect();
     let mut out = String::with_capacity(64 << 10);
     let _ = write!(
         out,
@@ -42,7 +38,7 @@ pub fn html(
         cases.len(),
         esc(&provenance.line())
     );
-    grade_table(&mut out, cases, graded);
+    grade_table(&mut out, model);
     // Next to the grade, which counts them: the hidden cases and generated workloads
     // (`apart::html`, which makes every text in it inert).
     out.push_str(apart);
@@ -109,7 +105,7 @@ fn score_cell(s: Score, percent: bool) -> String {
     format!("<td class=\"num {class}\" data-sort=\"{key:.6}\">{text}</td>")
 }
 
-fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
+fn grade_table(out: &mut String, model: &Model) {
     // A column per part in full, then per part for the brief alone.
     let numbers: Vec<usize> = Part::ALL.iter().map(|p| p.number()).collect();
     let headers: Vec<(String, &str)> = [("implementation", "text"), ("verdict", "num")]
@@ -134,8 +130,8 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
         );
     }
     out.push_str("</tr></thead><tbody>\n");
-    for (i, g) in graded.iter().enumerate() {
-        let grade = g.grade(cases);
+    for (i, (g, judged)) in model.rows().enumerate() {
+        let grade = &judged.grade;
         let (score, brief) = grade.score();
         let _ = write!(
             out,
@@ -165,7 +161,7 @@ fn grade_table(out: &mut String, cases: &[Case], graded: &[Graded]) {
             // Two lines at most, so a row stays a row whatever the width; the whole line on
             // hover (its title) and when the cell is clicked or focused.
             Ok(_) => {
-                let terms = esc(&g.verdict_line(&grade, cases));
+                let terms = esc(&judged.line);
                 let _ = writeln!(
                     out,
                     "<td class=\"terms\"><div class=\"clamp\" tabindex=\"0\" title=\"{terms}\">{terms}</div></td></tr>"
@@ -301,7 +297,7 @@ fn legend() -> String {
     .join(" ")
 }
 
-fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) {
+fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[&[Verdict]]) {
     out.push_str("<div id=\"scroll\"><table id=\"matrix\"><thead><tr><th class=\"case\">case</th>");
     for (i, g) in graded.iter().enumerate() {
         let failing = verdicts[i].iter().filter(|v| !v.is_success()).count();
@@ -360,7 +356,7 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[Vec<V
 /// otherwise make a file of gigabytes that no browser opens.
 pub const DETAILS_LIMIT: usize = 64 << 20;
 
-fn details(cases: &[Case], graded: &[Graded], verdicts: &[Vec<Verdict>]) -> Value {
+fn details(cases: &[Case], graded: &[Graded], verdicts: &[&[Verdict]]) -> Value {
     let mut map = serde_json::Map::new();
     let share = DETAILS_LIMIT / graded.len().max(1);
     for (i, g) in graded.iter().enumerate() {
@@ -754,7 +750,8 @@ mod tests {
             g.passed = false;
         }
         let provenance = crate::provenance::Provenance::new(&cases, String::new(), false);
-        let page = html(&cases, &graded, "t", &provenance, "");
+        let page =
+            super::super::fixtures::render(&cases, &graded, &provenance, |m| html(m, "t", ""));
         let cells = cases.len() * graded.len();
         let bound = DETAILS_LIMIT + cells * 1_024 + graded.len() * (64 << 10);
         assert!(page.len() < bound, "{} bytes, bound {bound}", page.len());
@@ -772,7 +769,8 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
         let provenance = crate::provenance::Provenance::new(&[], String::new(), false);
-        let page = html(&[], &[], "t</script><b>", &provenance, "");
+        let page =
+            super::super::fixtures::render(&[], &[], &provenance, |m| html(m, "t</script><b>", ""));
         assert!(page.contains("<title>t&lt;/script&gt;&lt;b&gt;</title>"));
         assert_eq!(
             page.matches("</script>").count(),

@@ -1,6 +1,6 @@
 //! JUnit XML, for CI systems: a test suite per case folder, a test case per case.
 
-use super::{Tally, tally_by_part, verdict_word};
+use super::{Model, Tally, tally_by_part, verdict_word};
 use crate::case::Case;
 use crate::inert::{clip_report, markup};
 use crate::runner::Verdict;
@@ -10,18 +10,12 @@ use std::fmt::Write as _;
 /// (`<suite>::<id>`).
 /// `apart`: the test suites of the hidden cases and generated workloads, if any
 /// (`apart::junit`).
-pub fn junit_many(
-    cases: &[Case],
-    graded: &[crate::grade::Graded],
-    seconds: f64,
-    apart: &str,
-) -> String {
+pub fn junit_many(model: &Model, seconds: f64, apart: &str) -> String {
+    let cases = model.cases;
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(out, "<testsuites name=\"hookcheck\" time=\"{seconds:.3}\">");
-    for g in graded {
-        let verdicts = g.judged(cases);
-        let mut t = Tally::default();
-        verdicts.iter().for_each(|v| t.add(v));
+    for (g, judged) in model.rows() {
+        let t = judged.tally;
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
@@ -31,7 +25,7 @@ pub fn junit_many(
             t.errored + t.not_run,
             t.skipped + t.not_applicable + t.expected_failures
         );
-        for (c, v) in cases.iter().zip(&verdicts) {
+        for (c, v) in cases.iter().zip(&judged.verdicts) {
             testcase(&mut out, &c.name(), &xml(&g.entry.name), c, v);
         }
         out.push_str("  </testsuite>\n");

@@ -1,11 +1,9 @@
 //! The grade as markdown, for a pull request or a wiki: the grade table with each
 //! implementation's grade in the brief's terms, then a case × implementation table.
 
-use super::mark;
-use crate::case::{Case, Part};
-use crate::grade::Graded;
+use super::{Model, mark};
+use crate::case::Part;
 use crate::inert::{self, markdown_cell as cell};
-use crate::runner::Verdict;
 use std::fmt::Write as _;
 
 const LEGEND: &str = "✓ passed · ✗ failed · E errored · ⊘ not run · s skipped · – not applicable · \
@@ -27,18 +25,15 @@ const SHORT_NAME: usize = 120;
 /// keeps only the cases that do not pass everywhere, and says so; when even the grade does not
 /// fit (hundreds of implementations), the grade keeps the failing implementations first, as
 /// many as fit, and says how many more the HTML report holds. Never above the limit.
-pub fn markdown(
-    cases: &[Case],
-    graded: &[Graded],
-    provenance: &crate::provenance::Provenance,
-) -> String {
+pub fn markdown(model: &Model) -> String {
+    let (graded, provenance) = (model.graded, model.provenance);
     let tail = super::apart::markdown(graded)
         + &format!(
             "\n*{}*\n",
             inert::markdown(&inert::clip(&provenance.line(), PROVENANCE_LIMIT))
         );
-    let head = grade(cases, graded, false);
-    let full = table(cases, graded, false);
+    let head = grade(model, false);
+    let full = table(model, false);
     let size = head.len() + full.len() + tail.len();
     if size <= MARKDOWN_LIMIT {
         return head + &full + &tail;
@@ -48,25 +43,21 @@ pub fn markdown(
          case with its details): the brief's-terms column is shortened and the table lists only \
          the cases that do not pass everywhere.\n"
     );
-    let head = grade(cases, graded, true);
+    let head = grade(model, true);
     if head.len() + note.len() + tail.len() <= MARKDOWN_LIMIT {
-        let mut cut = table(cases, graded, true);
+        let mut cut = table(model, true);
         if head.len() + cut.len() + note.len() + tail.len() > MARKDOWN_LIMIT {
             cut = String::from("\n*The failing cases do not fit either: see the HTML report.*\n");
         }
         return head + &note + &cut + &tail;
     }
-    short_grade(
-        cases,
-        graded,
-        size,
-        MARKDOWN_LIMIT.saturating_sub(tail.len()),
-    ) + &tail
+    short_grade(model, size, MARKDOWN_LIMIT.saturating_sub(tail.len())) + &tail
 }
 
 /// The grade in its shortest form, within `budget`: name, verdict and scores, the failing
 /// implementations first, then as many passing ones as fit, and a line for the rest.
-fn short_grade(cases: &[Case], graded: &[Graded], size: usize, budget: usize) -> String {
+fn short_grade(model: &Model, size: usize, budget: usize) -> String {
+    let (cases, graded) = (model.cases, model.graded);
     let failing = graded.iter().filter(|g| !g.passed).count();
     let mut out = format!(
         "# hookcheck: {} implementations × {} cases\n\n{} pass every case, {failing} fail some.\n\n\
@@ -80,13 +71,13 @@ fn short_grade(cases: &[Case], graded: &[Graded], size: usize, budget: usize) ->
     );
     // Room for the closing line, whatever its numbers.
     let closing = 160;
-    let order = graded
-        .iter()
-        .filter(|g| !g.passed)
-        .chain(graded.iter().filter(|g| g.passed));
+    let order = model
+        .rows()
+        .filter(|(g, _)| !g.passed)
+        .chain(model.rows().filter(|(g, _)| g.passed));
     let mut shown = 0;
-    for g in order {
-        let (score, brief) = g.grade(cases).score();
+    for (g, judged) in order {
+        let (score, brief) = judged.grade.score();
         let row = format!(
             "| {} | {} | {} | {} |\n",
             inert::markdown(&inert::clip(&g.entry.name, SHORT_NAME)),
@@ -114,7 +105,8 @@ fn short_grade(cases: &[Case], graded: &[Graded], size: usize, budget: usize) ->
 
 /// The grade table: score and mark first, then the part columns and the brief's terms (cut to
 /// its first part when `terse`).
-fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
+fn grade(model: &Model, terse: bool) -> String {
+    let (cases, graded) = (model.cases, model.graded);
     let mut out = format!(
         "# hookcheck: {} implementation{} × {} cases\n\n",
         graded.len(),
@@ -135,13 +127,14 @@ fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
         headers.join(" | "),
         "---:|".repeat(headers.len())
     );
-    for g in graded {
-        let grade = g.grade(cases);
-        let mut terms = g.verdict_line(&grade, cases);
-        if terse {
-            terms = inert::clip(&terms, 60).into_owned();
-        }
-        let scores: Vec<String> = super::grade::score_cells(&grade)
+    for (g, judged) in model.rows() {
+        let grade = &judged.grade;
+        let terms = if terse {
+            inert::clip(&judged.line, 60)
+        } else {
+            std::borrow::Cow::Borrowed(judged.line.as_str())
+        };
+        let scores: Vec<String> = super::grade::score_cells(grade)
             .into_iter()
             .map(|(text, _)| text)
             .collect();
@@ -168,7 +161,7 @@ fn grade(cases: &[Case], graded: &[Graded], terse: bool) -> String {
     out
 }
 
-fn percent(score: crate::grade::Score) -> String {
+fn percent(score: crate::score::Score) -> String {
     match score.percent() {
         Some(p) => format!("{p}% ({})", score.show()),
         None => "-".to_string(),
@@ -176,13 +169,15 @@ fn percent(score: crate::grade::Score) -> String {
 }
 
 /// The case × implementation table; `failing_only` keeps the cases that do not pass everywhere.
-fn table(cases: &[Case], graded: &[Graded], failing_only: bool) -> String {
+fn table(model: &Model, failing_only: bool) -> String {
+    let (cases, graded) = (model.cases, model.graded);
     let mut out = String::from("\n## Cases\n\n");
     let _ = writeln!(out, "{LEGEND}\n");
     let names: Vec<String> = graded.iter().map(|g| cell(&g.entry.name)).collect();
     let _ = writeln!(out, "| case | part | origin | {} |", names.join(" | "));
     let _ = writeln!(out, "|---|---|---|{}", ":-:|".repeat(graded.len()));
-    let verdicts: Vec<Vec<Verdict>> = graded.iter().map(|g| g.judged(cases)).collect();
+    let verdicts: Vec<&[crate::runner::Verdict]> =
+        model.judged.iter().map(|j| j.verdicts.as_slice()).collect();
     for (i, c) in cases.iter().enumerate() {
         if failing_only && verdicts.iter().all(|v| v[i].is_success()) {
             continue;
@@ -212,11 +207,11 @@ mod tests {
         let cases = cases();
         let graded = graded(&cases, 150, |i| format!("submission-number-{i:03}"));
         let provenance = crate::provenance::Provenance::new(&cases, String::new(), false);
-        let text = markdown(&cases, &graded, &provenance);
+        let text = super::super::fixtures::render(&cases, &graded, &provenance, markdown);
         assert!(text.len() <= MARKDOWN_LIMIT, "{} characters", text.len());
         assert!(text.contains("Cut to fit a comment"), "{text}");
         assert!(text.contains("submission-number-149"));
-        let small = markdown(&cases, &graded[..2], &provenance);
+        let small = super::super::fixtures::render(&cases, &graded[..2], &provenance, markdown);
         assert!(!small.contains("Cut to fit"));
         assert!(small.contains("| ✓ pass | 100% ("), "{small}");
     }
@@ -234,7 +229,7 @@ mod tests {
             .collect::<Vec<_>>()
             .join(" ");
         assert!(provenance.line().len() > 60_000);
-        let text = markdown(&cases, &graded, &provenance);
+        let text = super::super::fixtures::render(&cases, &graded, &provenance, markdown);
         assert!(
             text.chars().count() <= MARKDOWN_LIMIT,
             "{} characters",

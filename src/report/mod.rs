@@ -10,14 +10,16 @@ mod human;
 pub mod json;
 mod junit;
 mod markdown;
+pub mod model;
 
 pub use apart::{HiddenDetail, human as human_apart, lines as apart_lines};
-pub use grade::{human as grade_human, json_implementation, success as implementation_success};
+pub use grade::{human as grade_human, json_implementation};
 pub use html::html;
 pub use human::{about_plain, human_case, human_summary, origin_phrase};
 pub use json::{json_case, json_summary};
 pub use junit::{junit, junit_many};
 pub use markdown::markdown;
+pub use model::{Judged, Model};
 
 use crate::case::{Case, Part};
 use crate::inert;
@@ -200,6 +202,23 @@ pub(crate) mod fixtures {
                 apart: Default::default(),
             })
             .collect()
+    }
+
+    /// Renders with `render` the model of `graded` on `cases`, judged as a run judges them.
+    pub fn render<T>(
+        cases: &[Case],
+        graded: &[Graded],
+        provenance: &crate::provenance::Provenance,
+        render: impl FnOnce(&super::Model) -> T,
+    ) -> T {
+        let judged: Vec<super::Judged> =
+            graded.iter().map(|g| super::Judged::of(g, cases)).collect();
+        render(&super::Model {
+            cases,
+            graded,
+            judged: &judged,
+            provenance,
+        })
     }
 
     /// Cases for implementations without some part (`without`) would be made not applicable
