@@ -6,9 +6,9 @@ use crate::case::{Case, Recorded};
 use crate::corpus::{Corpus, Sources};
 use crate::expect::Expectations;
 use crate::fuzz::workloads::Asked;
-use crate::grade::{Graded, run_all_streaming, start};
+use crate::grade::{Graded, Settling, run_all_streaming, start};
 use crate::manifest::Entry;
-use crate::outputs::{Input, command_paths};
+use crate::outputs;
 use crate::provenance::Provenance;
 use crate::report::{self, HiddenDetail, Judged, Model, Style};
 use crate::runner::{Selection, Verdict};
@@ -19,7 +19,7 @@ use std::time::Instant;
 
 mod apart;
 
-use apart::{Cases, generate, header as apart_header, hidden};
+use apart::{Cases, header as apart_header, hidden};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -83,7 +83,19 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
     if entries.is_empty() {
         entries.push(Entry::reference());
     }
-    destinations(opts, &inputs(opts, &entries, &cases))?;
+    let reports = [
+        ("--junit", opts.junit.as_deref()),
+        ("--markdown", opts.markdown.as_deref()),
+        ("--html", opts.html.as_deref()),
+        ("--write-expectations", opts.write_expectations.as_deref()),
+    ];
+    let read = outputs::inputs(
+        opts.manifest.as_deref(),
+        opts.expect.as_deref(),
+        &entries,
+        &cases,
+    );
+    outputs::destinations(&reports, &read).map_err(ConfigError)?;
     if opts.expect.is_some() && entries.iter().any(|e| e.expect.is_some()) {
         return Err(ConfigError(
             "--expect and a manifest entry's own `expect` both name known failures: keep one"
@@ -252,6 +264,7 @@ fn one(
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
     let cases = all.public();
+    let how = settling(opts, all);
     let started = start(&entry).map_err(ConfigError)?;
     let scope = opts.selection.scope();
     let style = Style { color: opts.color };
@@ -315,24 +328,18 @@ fn one(
         expectations,
         unknown,
     } = expected;
-    g.expectations = expectations;
-    g.scope = scope;
-    g.set_apart(all.all, all.public);
-    generate(opts, &mut g);
+    g.settle(expectations, how);
     let seconds = started_at.elapsed().as_secs_f64();
     provenance.seconds = seconds;
-    // A report that cannot be written is told after the others and the human report, which
-    // are written all the same: a run is never lost to one bad path.
-    let mut unwritten = Vec::new();
-    if let Some(path) = &opts.write_expectations {
+    // The failures as a starting list of expectations: judged without the expectations given.
+    let fresh = opts.write_expectations.as_deref().map(|path| {
         let raw = Graded {
             expectations: None,
             ..g.clone()
         }
         .verdicts(cases, scope);
-        unwritten
-            .extend(write_new(path, &Expectations::from_failures(cases, &raw).to_toml()).err());
-    }
+        (path, Expectations::from_failures(cases, &raw).to_toml())
+    });
     let judged = Judged::of(&g, cases);
     let verdicts = &judged.verdicts;
     let offered = report::Offered {
@@ -351,7 +358,9 @@ fn one(
         judged: std::slice::from_ref(&judged),
         provenance: &provenance,
     };
-    unwritten.extend(write_files(opts, &model, true));
+    // A report that cannot be written is told after the others and the human report, which
+    // are written all the same: a run is never lost to one bad path.
+    let unwritten = write_files(opts, &model, true, fresh);
     let slow = g.slow.iter().filter(|s| **s).count();
     match opts.format {
         Format::Human => {
@@ -538,6 +547,25 @@ fn run_streaming(
     graded
 }
 
+/// How the run settles each implementation's results once its cases ran.
+fn settling<'a>(opts: &CheckOptions, all: Cases<'a>) -> Settling<'a> {
+    let scope = opts.selection.scope();
+    Settling {
+        cases: all.all,
+        public: all.public,
+        scope,
+        generated: opts.generated.map(|asked| {
+            let judging = crate::fuzz::workloads::Judging {
+                jobs: opts.jobs,
+                brief_only: scope.brief_only,
+                allow_skips: opts.allow_skips,
+            };
+            (asked, judging)
+        }),
+        progress: opts.progress,
+    }
+}
+
 /// What a pass after a timeout means, for the closing lines.
 fn slow_note(slow: usize) -> String {
     format!(
@@ -559,8 +587,22 @@ fn many(
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
     let cases = all.public();
+    let how = settling(opts, all);
     let style = Style { color: opts.color };
     let count = entries.len();
+    // The verdict on an implementation, as every report tells it: expectations, scope, `--strict`
+    // and `--allow-skips` applied, its hidden cases set apart and its generated workloads run.
+    // Judged and graded here, once: every report renders these.
+    let settle = |i: usize, g: &mut Graded| -> Judged {
+        g.settle(expectations.get(i).cloned().flatten(), how);
+        let judged = Judged::of(g, cases);
+        let unknown = unknown.get(i).is_none_or(Vec::is_empty);
+        g.passed = g.started.is_ok()
+            && judged.success(opts.strict, opts.allow_skips)
+            && (!opts.strict || unknown)
+            && g.apart.success(opts.allow_skips);
+        judged
+    };
     match opts.format {
         Format::Human => writeln!(
             out,
@@ -592,23 +634,6 @@ fn many(
             out.flush().map_err(io)?;
         }
     }
-    // The verdict on an implementation, as every report tells it: expectations, scope, `--strict`
-    // and `--allow-skips` applied, its hidden cases set apart and its generated workloads run.
-    // Once per implementation: the workloads take time.
-    // Judged and graded here, once: every report renders these.
-    let settle = |i: usize, g: &mut Graded| -> Judged {
-        g.expectations = expectations.get(i).cloned().flatten();
-        g.scope = opts.selection.scope();
-        g.set_apart(all.all, all.public);
-        generate(opts, g);
-        let judged = Judged::of(g, cases);
-        let unknown = unknown.get(i).is_none_or(Vec::is_empty);
-        g.passed = g.started.is_ok()
-            && judged.success(opts.strict, opts.allow_skips)
-            && (!opts.strict || unknown)
-            && g.apart.success(opts.allow_skips);
-        judged
-    };
     let entries = entries.into_iter().map(|e| (e, None)).collect();
     let (graded, judged, streamed) = if opts.format == Format::Json {
         stream(opts, entries, all.all, cases, &settle, out)
@@ -630,7 +655,7 @@ fn many(
         judged: &judged,
         provenance: &provenance,
     };
-    let unwritten = write_files(opts, &model, false);
+    let unwritten = write_files(opts, &model, false, None);
     let passing = passed.iter().filter(|p| **p).count();
     match opts.format {
         Format::Human => {
@@ -731,15 +756,39 @@ fn stream(
 /// The report files asked for: JUnit, markdown, HTML, rendered from `model`; `one` is a check of
 /// one implementation, whose JUnit report has a suite per case folder. Each is written whatever
 /// became of the others; the ones that could not be are returned.
-fn write_files(opts: &CheckOptions, model: &Model, one: bool) -> Vec<ConfigError> {
+fn write_files(
+    opts: &CheckOptions,
+    model: &Model,
+    one: bool,
+    fresh: Option<(&std::path::Path, String)>,
+) -> Vec<ConfigError> {
+    let mut files = Vec::new();
+    if let Some((path, text)) = fresh {
+        // Expectations are never written over an existing file.
+        files.push((path, text, false));
+    }
+    files.extend(
+        rendered(opts, model, one)
+            .into_iter()
+            .map(|(path, text)| (path, text, true)),
+    );
+    files
+        .into_iter()
+        .filter_map(|(path, text, replace)| {
+            outputs::write(path, &text, replace).err().map(ConfigError)
+        })
+        .collect()
+}
+
+/// The report files asked for, each rendered from `model`, with where it goes.
+fn rendered<'a>(
+    opts: &'a CheckOptions,
+    model: &Model,
+    one: bool,
+) -> Vec<(&'a std::path::Path, String)> {
     let (cases, graded) = (model.cases, model.graded);
     let seconds = model.provenance.seconds;
-    let mut failed = Vec::new();
-    let mut write = |path: &PathBuf, text: String| {
-        if let Err(e) = crate::outputs::write(path, &text, true) {
-            failed.push(ConfigError(e));
-        }
-    };
+    let mut out = Vec::new();
     let detail = opts.hidden_detail;
     if let Some(path) = &opts.junit {
         let xml = match model.judged.first().filter(|_| one) {
@@ -748,7 +797,7 @@ fn write_files(opts: &CheckOptions, model: &Model, one: bool) -> Vec<ConfigError
                     .iter()
                     .map(|g| report::apart::junit(g, detail, None))
                     .collect();
-                report::junit(cases, &judged.verdicts, seconds, &apart)
+                report::junit(cases, &judged.verdicts, judged.tally, seconds, &apart)
             }
             None => {
                 let apart: String = graded
@@ -758,22 +807,22 @@ fn write_files(opts: &CheckOptions, model: &Model, one: bool) -> Vec<ConfigError
                 report::junit_many(model, seconds, &apart)
             }
         };
-        write(path, xml);
+        out.push((path.as_path(), xml));
     }
     if let Some(path) = &opts.markdown {
-        write(path, report::markdown(model));
+        out.push((path.as_path(), report::markdown(model)));
     }
     if let Some(path) = &opts.html {
-        write(
-            path,
+        out.push((
+            path.as_path(),
             report::html(
                 model,
                 "hookcheck: implementations × cases",
                 &report::apart::html(graded, detail),
             ),
-        );
+        ));
     }
-    failed
+    out
 }
 
 fn unwritten_error(unwritten: Vec<ConfigError>) -> Result<(), ConfigError> {
@@ -785,106 +834,6 @@ fn unwritten_error(unwritten: Vec<ConfigError>) -> Result<(), ConfigError> {
         "the report above is complete, but {}",
         lines.join("; ")
     )))
-}
-
-/// Every file the run reads, for [`destinations`]: the manifest, the expectations, the case
-/// files, each implementation's files (its matched file, the existing paths its command names)
-/// and hookcheck itself.
-fn inputs(opts: &CheckOptions, entries: &[Entry], cases: &[Case]) -> Vec<Input> {
-    let mut inputs = Vec::new();
-    if let Some(m) = &opts.manifest {
-        inputs.push(Input::new("the manifest", m));
-    }
-    for e in opts
-        .expect
-        .iter()
-        .chain(entries.iter().filter_map(|e| e.expect.as_ref()))
-    {
-        inputs.push(Input::new("the expectations file", e));
-    }
-    for c in cases {
-        inputs.push(Input::new(
-            format!("the file of case {}", c.id),
-            c.file.to_path_buf(),
-        ));
-    }
-    for e in entries {
-        let dir = e.options.dir.as_deref();
-        for (_, value) in &e.options.vars {
-            inputs.push(Input::new(
-                format!("a file of implementation {}", e.name),
-                value,
-            ));
-        }
-        for path in e
-            .command
-            .as_deref()
-            .map_or_else(Vec::new, |c| command_paths(c, dir))
-        {
-            inputs.push(Input::new(
-                format!("a file of implementation {}", e.name),
-                path,
-            ));
-        }
-    }
-    if let Ok(exe) = std::env::current_exe() {
-        inputs.push(Input::new("the hookcheck binary", exe));
-    }
-    inputs
-}
-
-/// The report files, checked before anything runs: each in a folder that exists, a regular file
-/// if it exists at all (never a FIFO, device or folder), none of the run's inputs, no two the same
-/// file, and the expectations to write not there yet (they are never overwritten). A
-/// configuration error then costs no run.
-fn destinations(opts: &CheckOptions, inputs: &[Input]) -> Result<(), ConfigError> {
-    let outputs = [
-        ("--junit", &opts.junit),
-        ("--markdown", &opts.markdown),
-        ("--html", &opts.html),
-        ("--write-expectations", &opts.write_expectations),
-    ];
-    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
-    for (flag, path) in outputs {
-        let Some(path) = path else { continue };
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => std::path::Path::new("."),
-        };
-        if !folder.is_dir() {
-            return Err(ConfigError(format!(
-                "{flag} {}: the folder {} does not exist",
-                path.display(),
-                folder.display()
-            )));
-        }
-        crate::outputs::check(flag, path, inputs).map_err(ConfigError)?;
-        if flag == "--write-expectations" && path.exists() {
-            return Err(ConfigError(format!(
-                "{flag} {}: the file exists, and expectations are never overwritten; remove it \
-                 or give a new name",
-                path.display()
-            )));
-        }
-        // The same file by another spelling (`./a.xml`, `a.xml`) is the same file.
-        let same = folder
-            .canonicalize()
-            .map(|f| f.join(path.file_name().unwrap_or_default()))
-            .unwrap_or_else(|_| path.clone());
-        if let Some((other, _)) = seen.iter().find(|(_, p)| *p == same) {
-            return Err(ConfigError(format!(
-                "{flag} and {other} both name {}: give each report a file of its own",
-                path.display()
-            )));
-        }
-        seen.push((flag, same));
-    }
-    Ok(())
-}
-
-/// Writes a new file; never over an existing one.
-fn write_new(path: &std::path::Path, text: &str) -> Result<(), ConfigError> {
-    crate::outputs::write(path, text, false).map_err(ConfigError)
 }
 
 /// What `hookcheck lint` says of cases a run was given, recorded cases not yet reviewed let

@@ -284,6 +284,64 @@ impl Graded {
     }
 }
 
+/// What settles an implementation's results once its cases ran: the verdict every report then
+/// tells is judged from these.
+#[derive(Clone, Copy)]
+pub struct Settling<'a> {
+    /// Every case run, the public ones first.
+    pub cases: &'a [Case],
+    /// How many of `cases` are public; the rest are the grader's hidden cases.
+    pub public: usize,
+    /// What the run compares.
+    pub scope: Scope,
+    /// The generated workloads asked for (`--generated`), and how they are judged.
+    pub generated: Option<(Asked, Judging)>,
+    /// Whether a line on the terminal says that the workloads run.
+    pub progress: bool,
+}
+
+impl Graded {
+    /// Sets its expectations and the run's scope, moves its hidden cases' results apart and
+    /// runs the generated workloads when asked for: once per implementation, they take time.
+    pub fn settle(&mut self, expectations: Option<Expectations>, how: Settling) {
+        self.expectations = expectations;
+        self.scope = how.scope;
+        self.set_apart(how.cases, how.public);
+        if let Some((asked, judging)) = how.generated {
+            self.run_generated(asked, judging, how.progress);
+        }
+    }
+
+    /// Runs the generated workloads on its implementation, once its cases ran; one that could
+    /// not start runs none.
+    fn run_generated(&mut self, asked: Asked, judging: Judging, progress: bool) {
+        // The run's progress line is gone by now: one line of its own while the workloads run.
+        if progress {
+            eprint!(
+                "\r\x1b[Khookcheck: {} generated workloads on {}…",
+                asked.count,
+                crate::inert::terminal_line(&crate::inert::clip(&self.entry.name, 60))
+            );
+        }
+        let interrupted = crate::implementation::interrupt::reason();
+        let not_run = |why: String| Workloads {
+            asked,
+            run: 0,
+            failures: Vec::new(),
+            stopped: Some(why),
+        };
+        self.apart.generated = Some(match (&self.started, interrupted) {
+            // After Ctrl-C nothing more starts: every workload is not run.
+            (Ok(_), Some(why)) => not_run(why),
+            (Ok(_), None) => generate(&self.entry, asked, judging),
+            (Err(_), _) => not_run("the implementation could not start".to_string()),
+        });
+        if progress {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
 /// Runs the generated workloads on a fresh start of `entry`'s implementation, then ends its
 /// processes. One that cannot start runs none: every workload is reported not run.
 pub fn generate(entry: &Entry, asked: Asked, judging: Judging) -> Workloads {

@@ -5,6 +5,8 @@
 //! into a new temporary file beside the destination, renamed into place, so a reader never sees
 //! half a report and a link at the destination is replaced, not written through.
 
+use crate::case::Case;
+use crate::manifest::Entry;
 use std::io::Write as _;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
@@ -149,6 +151,101 @@ pub fn command_paths(command: &str, dir: Option<&Path>) -> Vec<PathBuf> {
         })
         .filter(|p| p.is_file())
         .collect()
+}
+
+/// Every file a check reads, for [`destinations`]: the manifest, the expectations, the case
+/// files, each implementation's files (its matched file, the existing paths its command names)
+/// and hookcheck itself.
+pub fn inputs(
+    manifest: Option<&Path>,
+    expect: Option<&Path>,
+    entries: &[Entry],
+    cases: &[Case],
+) -> Vec<Input> {
+    let mut inputs = Vec::new();
+    if let Some(m) = manifest {
+        inputs.push(Input::new("the manifest", m));
+    }
+    for e in expect
+        .into_iter()
+        .map(Path::to_path_buf)
+        .chain(entries.iter().filter_map(|e| e.expect.clone()))
+    {
+        inputs.push(Input::new("the expectations file", e));
+    }
+    for c in cases {
+        inputs.push(Input::new(
+            format!("the file of case {}", c.id),
+            c.file.to_path_buf(),
+        ));
+    }
+    for e in entries {
+        let dir = e.options.dir.as_deref();
+        for (_, value) in &e.options.vars {
+            inputs.push(Input::new(
+                format!("a file of implementation {}", e.name),
+                value,
+            ));
+        }
+        for path in e
+            .command
+            .as_deref()
+            .map_or_else(Vec::new, |c| command_paths(c, dir))
+        {
+            inputs.push(Input::new(
+                format!("a file of implementation {}", e.name),
+                path,
+            ));
+        }
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        inputs.push(Input::new("the hookcheck binary", exe));
+    }
+    inputs
+}
+
+/// The report files, checked before anything runs: each in a folder that exists, a regular file
+/// if it exists at all (never a FIFO, device or folder), none of the run's inputs, no two the same
+/// file, and the expectations to write not there yet (they are never overwritten). A
+/// configuration error then costs no run.
+/// `outputs`: each report's flag and file, if asked for.
+pub fn destinations(outputs: &[(&str, Option<&Path>)], inputs: &[Input]) -> Result<(), String> {
+    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    for &(flag, path) in outputs {
+        let Some(path) = path else { continue };
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !folder.is_dir() {
+            return Err(format!(
+                "{flag} {}: the folder {} does not exist",
+                path.display(),
+                folder.display()
+            ));
+        }
+        check(flag, path, inputs)?;
+        if flag == "--write-expectations" && path.exists() {
+            return Err(format!(
+                "{flag} {}: the file exists, and expectations are never overwritten; remove it \
+                 or give a new name",
+                path.display()
+            ));
+        }
+        // The same file by another spelling (`./a.xml`, `a.xml`) is the same file.
+        let same = folder
+            .canonicalize()
+            .map(|f| f.join(path.file_name().unwrap_or_default()))
+            .unwrap_or_else(|_| path.to_path_buf());
+        if let Some((other, _)) = seen.iter().find(|(_, p)| *p == same) {
+            return Err(format!(
+                "{flag} and {other} both name {}: give each report a file of its own",
+                path.display()
+            ));
+        }
+        seen.push((flag, same));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

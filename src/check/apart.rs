@@ -1,12 +1,10 @@
 //! What `check` runs apart from the selected public cases: the grader's hidden cases
 //! (`--hidden`), loaded and checked as any case folder, and the generated workloads
-//! (`--generated`), run on each implementation once its cases are done.
+//! (`--generated`), which `Graded::settle` runs on each implementation once its cases are done.
 
 use super::{CheckOptions, ConfigError};
 use crate::case::Case;
 use crate::corpus::Corpus;
-use crate::fuzz::workloads::Workloads;
-use crate::grade::Graded;
 
 /// The cases of a run: the selected public cases, then the hidden ones.
 #[derive(Clone, Copy)]
@@ -108,48 +106,4 @@ pub(super) fn header(opts: &CheckOptions, all: Cases) -> String {
         ));
     }
     lines.join("\n")
-}
-
-/// Runs the generated workloads on `g`'s implementation when they are asked for, once its
-/// cases ran; one that could not start runs none.
-pub(super) fn generate(opts: &CheckOptions, g: &mut Graded) {
-    let Some(asked) = opts.generated else {
-        return;
-    };
-    // The run's progress line is gone by now: one line of its own while the workloads run.
-    if opts.progress {
-        eprint!(
-            "\r\x1b[Khookcheck: {} generated workloads on {}…",
-            asked.count,
-            crate::inert::terminal_line(&crate::inert::clip(&g.entry.name, 60))
-        );
-    }
-    let interrupted = crate::implementation::interrupt::reason();
-    g.apart.generated = Some(match &g.started {
-        // After Ctrl-C nothing more starts: every workload is not run.
-        Ok(_) if interrupted.is_some() => Workloads {
-            asked,
-            run: 0,
-            failures: Vec::new(),
-            stopped: interrupted,
-        },
-        Ok(_) => crate::grade::generate(
-            &g.entry,
-            asked,
-            crate::fuzz::workloads::Judging {
-                jobs: opts.jobs,
-                brief_only: opts.selection.scope().brief_only,
-                allow_skips: opts.allow_skips,
-            },
-        ),
-        Err(_) => Workloads {
-            asked,
-            run: 0,
-            failures: Vec::new(),
-            stopped: Some("the implementation could not start".to_string()),
-        },
-    });
-    if opts.progress {
-        eprint!("\r\x1b[K");
-    }
 }

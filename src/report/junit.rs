@@ -1,6 +1,6 @@
 //! JUnit XML, for CI systems: a test suite per case folder, a test case per case.
 
-use super::{Model, Tally, tally_by_part, verdict_word};
+use super::{Model, Tally, verdict_word};
 use crate::case::Case;
 use crate::inert::{clip_report, markup};
 use crate::runner::Verdict;
@@ -36,12 +36,18 @@ pub fn junit_many(model: &Model, seconds: f64, apart: &str) -> String {
 }
 
 /// JUnit XML: a test suite per case folder, a test case per case, then `apart`'s suites.
-pub fn junit(cases: &[Case], verdicts: &[Verdict], seconds: f64, apart: &str) -> String {
+/// `total`: the verdicts counted.
+pub fn junit(
+    cases: &[Case],
+    verdicts: &[Verdict],
+    total: Tally,
+    seconds: f64,
+    apart: &str,
+) -> String {
     let mut suites: Vec<&str> = cases.iter().map(|c| c.suite.as_str()).collect();
     suites.sort_unstable();
     suites.dedup();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let (_, total) = tally_by_part(cases, verdicts);
     let _ = writeln!(
         out,
         "<testsuites name=\"hookcheck\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{seconds:.3}\">",
@@ -155,7 +161,9 @@ mod tests {
             Verdict::Failed("--- expected\n+++ actual\n".into()),
             Verdict::Errored("crash".into()),
         ];
-        let xml = junit(&cases, &verdicts, 0.0, "");
+        let mut total = Tally::default();
+        verdicts.iter().for_each(|v| total.add(v));
+        let xml = junit(&cases, &verdicts, total, 0.0, "");
         assert!(
             xml.contains("message=\"results differ (brief)\">  a case of the brief\n"),
             "{xml}"
