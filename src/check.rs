@@ -12,12 +12,16 @@ use crate::outputs;
 use crate::provenance::Provenance;
 use crate::report::{self, HiddenDetail, Judged, Model, Style};
 use crate::runner::{Selection, Verdict};
+use crate::shard::{By, Shard};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 mod apart;
+mod merge;
+
+pub use merge::{MergeOptions, merge};
 
 use apart::{Cases, header as apart_header, hidden};
 
@@ -60,6 +64,11 @@ pub struct CheckOptions {
     pub verbose: bool,
     /// Draw a live progress line on stderr (a terminal, human output, no `--quiet`).
     pub progress: bool,
+    /// Write the run's results as a bundle (`--bundle`), for `hookcheck merge` and `diff`.
+    pub bundle: Option<PathBuf>,
+    /// Run only this shard of the run (`--shard K/N`), split as `shard_by` says.
+    pub shard: Option<Shard>,
+    pub shard_by: By,
 }
 
 /// A problem with the run's configuration (exit status 2), as opposed to failing cases.
@@ -73,7 +82,30 @@ fn io(e: std::io::Error) -> ConfigError {
 /// Runs the check and writes its report; `Ok(true)` when every implementation passed (failures
 /// it is expected to have allowed).
 pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
+    if (opts.shard.is_some() || opts.bundle.is_some())
+        && (opts.hidden.is_some() || opts.generated.is_some())
+    {
+        return Err(ConfigError(
+            "--shard and --bundle do not carry hidden cases or generated workloads yet: run \
+             --hidden and --generated on one machine"
+                .to_string(),
+        ));
+    }
     let (mut cases, mut known) = select(opts)?;
+    // Taken now, so that `started` is when the run started, and of the whole selection, which
+    // every shard shares. Of the public cases only: the digest of the hidden ones would tell a
+    // submitter when they change.
+    let mut provenance = provenance(opts, &cases);
+    let whole = run_identity(opts, &cases, &provenance);
+    if let (Some(shard), By::Case) = (opts.shard, opts.shard_by) {
+        let total = cases.len();
+        let names: Vec<String> = cases.iter().map(Case::name).collect();
+        let mut position = 0;
+        cases.retain(|_| {
+            position += 1;
+            shard.keeps(position - 1, total, &names[position - 1])
+        });
+    }
     let public = cases.len();
     let hidden = hidden(opts)?;
     known.extend(hidden.iter().map(Case::name));
@@ -83,11 +115,23 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
     if entries.is_empty() {
         entries.push(Entry::reference());
     }
+    let total = entries.len();
+    let mut indices: Vec<usize> = (0..total).collect();
+    if let (Some(shard), By::Implementation) = (opts.shard, opts.shard_by) {
+        let names: Vec<String> = entries.iter().map(|e| e.name.clone()).collect();
+        indices.retain(|&i| shard.keeps(i, total, &names[i]));
+        let mut position = 0;
+        entries.retain(|_| {
+            position += 1;
+            indices.contains(&(position - 1))
+        });
+    }
     let reports = [
         ("--junit", opts.junit.as_deref()),
         ("--markdown", opts.markdown.as_deref()),
         ("--html", opts.html.as_deref()),
         ("--write-expectations", opts.write_expectations.as_deref()),
+        ("--bundle", opts.bundle.as_deref()),
     ];
     let read = outputs::inputs(
         opts.manifest.as_deref(),
@@ -102,7 +146,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
                 .to_string(),
         ));
     }
-    if entries.len() > 1 && (opts.expect.is_some() || opts.write_expectations.is_some()) {
+    if total > 1 && (opts.expect.is_some() || opts.write_expectations.is_some()) {
         return Err(ConfigError(
             "--expect and --write-expectations go with one implementation; give each \
              implementation of a manifest its own `expect` file"
@@ -130,38 +174,171 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         })
         .collect();
     let started_at = Instant::now();
-    // Taken now, so that `started` is when the run started. Of the public cases only: the
-    // digest of the hidden ones would tell a submitter when they change.
-    let provenance = provenance(opts, &cases[..public]);
+    let identity = opts.bundle.as_ref().map(|_| Identity {
+        run: crate::bundle::Run {
+            implementations: total,
+            single: total == 1,
+            ..whole
+        },
+        shard: opts.shard.map(|s| crate::bundle::ShardRecord {
+            index: s.index,
+            count: s.count,
+            method: s.method_str().to_string(),
+            by: opts.shard_by.as_str().to_string(),
+        }),
+        indices,
+        jobs: opts.jobs,
+    });
+    if let Some(shard) = opts.shard {
+        // The shard's own reports say which share of the run they hold.
+        let share = format!("shard {shard} by {}", opts.shard_by.as_str());
+        provenance.filters = if provenance.filters.is_empty() {
+            share
+        } else {
+            format!("{}; {share}", provenance.filters)
+        };
+    }
+    // A shard with nothing to run still writes its bundle, so that the merge finds every shard.
+    if entries.is_empty() || public == 0 {
+        return empty_shard(opts, identity.as_ref(), &provenance, out);
+    }
     let cases = Cases {
         all: &cases,
         public,
     };
     // A reader that stopped early (`| head`) does not change the verdict.
     let out = &mut Lenient(out);
-    if entries.len() == 1 {
+    if total == 1 {
         let expected = Expected {
             expectations: expectations.into_iter().next().flatten(),
             unknown: unknown.into_iter().next().unwrap_or_default(),
         };
         one(
             opts,
-            entries.remove(0),
+            Work::Run(entries.remove(0)),
             expected,
             cases,
             (started_at, provenance),
+            identity.as_ref(),
             out,
         )
     } else {
+        let expected = expectations
+            .into_iter()
+            .zip(unknown)
+            .map(|(expectations, unknown)| Expected {
+                expectations,
+                unknown,
+            })
+            .collect();
         many(
             opts,
-            entries,
-            expectations,
-            unknown,
+            Work::Run(entries),
+            expected,
             cases,
             (started_at, provenance),
+            identity.as_ref(),
             out,
         )
+    }
+}
+
+/// What a check reports on: the implementations to run, or results already run (a merge of
+/// bundles), reported the same way.
+enum Work<R, G> {
+    Run(R),
+    Given(G),
+}
+
+/// What the one-implementation report says of it first.
+struct Header {
+    describe: String,
+    parts: Vec<crate::case::Part>,
+    warning: Option<String>,
+}
+
+/// What a bundle records beside the model: the run's identity, the shard, and each reported
+/// implementation's place among the run's.
+pub(crate) struct Identity {
+    run: crate::bundle::Run,
+    shard: Option<crate::bundle::ShardRecord>,
+    indices: Vec<usize>,
+    jobs: usize,
+}
+
+/// The identity of the run whose selected public cases are `cases`, as its bundles record it
+/// (the implementations are counted later).
+fn run_identity(
+    opts: &CheckOptions,
+    cases: &[Case],
+    provenance: &Provenance,
+) -> crate::bundle::Run {
+    let mut by_file: BTreeMap<String, Vec<Case>> = BTreeMap::new();
+    for c in cases {
+        by_file
+            .entry(c.file.display().to_string())
+            .or_default()
+            .push(c.clone());
+    }
+    crate::bundle::Run {
+        corpus: provenance.corpus.clone(),
+        sources: opts.cases.describe(),
+        case_files: by_file
+            .into_iter()
+            .map(|(file, cases)| (file, crate::provenance::digest(&cases)))
+            .collect(),
+        cases: cases.iter().map(Case::name).collect(),
+        filters: provenance.filters.clone(),
+        scope: provenance.scope.to_string(),
+        strict: opts.strict,
+        allow_skips: opts.allow_skips,
+        implementations: 0,
+        single: false,
+    }
+}
+
+/// A shard that holds no implementation or no case: nothing runs, and its bundle says so.
+fn empty_shard(
+    opts: &CheckOptions,
+    identity: Option<&Identity>,
+    provenance: &Provenance,
+    out: &mut impl Write,
+) -> Result<bool, ConfigError> {
+    if let (Some(path), Some(identity)) = (&opts.bundle, identity) {
+        let bundle = identity.bundle(provenance, Vec::new());
+        outputs::write(path, &bundle.to_text(), true).map_err(ConfigError)?;
+    }
+    if opts.format == Format::Human {
+        writeln!(
+            out,
+            "hookcheck check: {} holds nothing to run",
+            provenance.filters
+        )
+        .map_err(io)?;
+    }
+    Ok(true)
+}
+
+impl Identity {
+    /// The bundle of these implementations' results.
+    fn bundle(
+        &self,
+        provenance: &Provenance,
+        implementations: Vec<crate::bundle::Implementation>,
+    ) -> crate::bundle::Bundle {
+        crate::bundle::Bundle {
+            format: crate::bundle::FORMAT.to_string(),
+            version: crate::bundle::VERSION,
+            hookcheck: provenance.version.to_string(),
+            protocol: crate::implementation::PROTOCOL,
+            run: self.run.clone(),
+            shard: self.shard.clone(),
+            command: provenance.command.clone(),
+            started: provenance.started.clone(),
+            seconds: provenance.seconds,
+            jobs: self.jobs,
+            implementations,
+        }
     }
 }
 
@@ -257,18 +434,43 @@ fn select(opts: &CheckOptions) -> Result<(Vec<Case>, BTreeSet<String>), ConfigEr
 /// is a configuration error.
 fn one(
     opts: &CheckOptions,
-    entry: Entry,
+    work: Work<Entry, Graded>,
     expected: Expected,
     all: Cases,
     (started_at, mut provenance): (Instant, Provenance),
+    identity: Option<&Identity>,
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
     let cases = all.public();
     let how = settling(opts, all);
-    let started = start(&entry).map_err(ConfigError)?;
+    let (started, given) = match work {
+        Work::Run(entry) => {
+            let started = start(&entry).map_err(ConfigError)?;
+            let header = Header {
+                describe: started.describe.clone(),
+                parts: started.parts.clone(),
+                warning: started.warning.clone(),
+            };
+            (Some((entry, started)), Err(header))
+        }
+        Work::Given(g) => {
+            let header = match &g.started {
+                Ok(s) => Header {
+                    describe: s.describe.clone(),
+                    parts: s.parts.clone(),
+                    warning: None,
+                },
+                Err(e) => return Err(ConfigError(e.clone())),
+            };
+            (None, Ok((g, header)))
+        }
+    };
+    let header = match &given {
+        Ok((_, h)) | Err(h) => h,
+    };
     let scope = opts.selection.scope();
     let style = Style { color: opts.color };
-    let parts: Vec<&str> = started.parts.iter().map(|p| p.as_str()).collect();
+    let parts: Vec<&str> = header.parts.iter().map(|p| p.as_str()).collect();
     let scope_word = if scope.brief_only { "brief" } else { "full" };
     match opts.format {
         Format::Human => {
@@ -281,7 +483,7 @@ fn one(
             writeln!(
                 out,
                 "hookcheck check: {} (parts: {})\n{} {plural} from {}, {} at a time{brief}\n",
-                crate::inert::terminal_line(&started.describe),
+                crate::inert::terminal_line(&header.describe),
                 if parts.is_empty() {
                     "none".to_string()
                 } else {
@@ -296,13 +498,13 @@ fn one(
             if !apart.is_empty() {
                 writeln!(out, "{apart}\n").map_err(io)?;
             }
-            if let Some(warning) = &started.warning {
+            if let Some(warning) = &header.warning {
                 let warning = crate::inert::terminal(warning);
                 writeln!(out, "{}\n", style.warn(&format!("warning: {warning}"))).map_err(io)?;
             }
         }
         Format::Json => {
-            let describe = crate::inert::clip(&started.describe, crate::inert::LINE_LIMIT);
+            let describe = crate::inert::clip(&header.describe, crate::inert::LINE_LIMIT);
             let mut start = serde_json::json!({"event": "start", "implementation": describe,
                 "parts": parts, "cases": cases.len(), "jobs": opts.jobs, "scope": scope_word});
             if opts.hidden.is_some() {
@@ -315,22 +517,28 @@ fn one(
             writeln!(out, "{}", start_event(start, &provenance)).map_err(io)?;
         }
     }
-    let (numbers, declared, refused) = (
-        started.numbers,
-        started.parts.clone(),
-        started.numbers_refused,
-    );
-    let mut graded = run_with_progress(opts, vec![(entry, Some(started))], all.all);
-    let Some(mut g) = graded.pop() else {
-        return Err(ConfigError("the run gave no result".to_string()));
+    let mut g = match (started, given) {
+        (Some((entry, started)), _) => {
+            let mut graded = run_with_progress(opts, vec![(entry, Some(started))], all.all);
+            let Some(g) = graded.pop() else {
+                return Err(ConfigError("the run gave no result".to_string()));
+            };
+            provenance.seconds = started_at.elapsed().as_secs_f64();
+            g
+        }
+        (None, Ok((g, _))) => g,
+        (None, Err(_)) => return Err(ConfigError("the run gave no result".to_string())),
+    };
+    let (numbers, declared, refused) = match &g.started {
+        Ok(s) => (s.numbers, s.parts.clone(), s.numbers_refused),
+        Err(_) => (crate::compare::Numbers::Spelling, Vec::new(), false),
     };
     let Expected {
         expectations,
         unknown,
     } = expected;
     g.settle(expectations, how);
-    let seconds = started_at.elapsed().as_secs_f64();
-    provenance.seconds = seconds;
+    let seconds = provenance.seconds;
     // The failures as a starting list of expectations: judged without the expectations given.
     let fresh = opts.write_expectations.as_deref().map(|path| {
         let raw = Graded {
@@ -360,7 +568,14 @@ fn one(
     };
     // A report that cannot be written is told after the others and the human report, which
     // are written all the same: a run is never lost to one bad path.
-    let unwritten = write_files(opts, &model, true, fresh);
+    let unwritten = write_files(
+        opts,
+        &model,
+        true,
+        fresh,
+        identity,
+        std::slice::from_ref(&unknown),
+    );
     let slow = g.slow.iter().filter(|s| **s).count();
     match opts.format {
         Format::Human => {
@@ -579,24 +794,27 @@ fn slow_note(slow: usize) -> String {
 /// Many implementations: their grade, in a table and in the brief's terms.
 fn many(
     opts: &CheckOptions,
-    entries: Vec<Entry>,
-    expectations: Vec<Option<Expectations>>,
-    unknown: Vec<Vec<String>>,
+    work: Work<Vec<Entry>, Vec<Graded>>,
+    expected: Vec<Expected>,
     all: Cases,
     (started_at, mut provenance): (Instant, Provenance),
+    identity: Option<&Identity>,
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
     let cases = all.public();
     let how = settling(opts, all);
     let style = Style { color: opts.color };
-    let count = entries.len();
+    let count = match &work {
+        Work::Run(entries) => entries.len(),
+        Work::Given(graded) => graded.len(),
+    };
     // The verdict on an implementation, as every report tells it: expectations, scope, `--strict`
     // and `--allow-skips` applied, its hidden cases set apart and its generated workloads run.
     // Judged and graded here, once: every report renders these.
     let settle = |i: usize, g: &mut Graded| -> Judged {
-        g.settle(expectations.get(i).cloned().flatten(), how);
+        g.settle(expected.get(i).and_then(|e| e.expectations.clone()), how);
         let judged = Judged::of(g, cases);
-        let unknown = unknown.get(i).is_none_or(Vec::is_empty);
+        let unknown = expected.get(i).is_none_or(|e| e.unknown.is_empty());
         g.passed = g.started.is_ok()
             && judged.success(opts.strict, opts.allow_skips)
             && (!opts.strict || unknown)
@@ -634,20 +852,40 @@ fn many(
             out.flush().map_err(io)?;
         }
     }
-    let entries = entries.into_iter().map(|e| (e, None)).collect();
-    let (graded, judged, streamed) = if opts.format == Format::Json {
-        stream(opts, entries, all.all, cases, &settle, out)
-    } else {
-        let mut graded = run_with_progress(opts, entries, all.all);
-        let judged = graded
-            .iter_mut()
-            .enumerate()
-            .map(|(i, g)| settle(i, g))
-            .collect();
-        (graded, judged, Ok(()))
+    let (graded, judged, streamed) = match work {
+        Work::Run(entries) => {
+            let entries = entries.into_iter().map(|e| (e, None)).collect();
+            let done = if opts.format == Format::Json {
+                stream(opts, entries, all.all, cases, &settle, out)
+            } else {
+                let mut graded = run_with_progress(opts, entries, all.all);
+                let judged = graded
+                    .iter_mut()
+                    .enumerate()
+                    .map(|(i, g)| settle(i, g))
+                    .collect();
+                (graded, judged, Ok(()))
+            };
+            provenance.seconds = started_at.elapsed().as_secs_f64();
+            done
+        }
+        Work::Given(mut graded) => {
+            let judged: Vec<Judged> = graded
+                .iter_mut()
+                .enumerate()
+                .map(|(i, g)| settle(i, g))
+                .collect();
+            let mut written = Ok(());
+            if opts.format == Format::Json {
+                for (i, (g, j)) in graded.iter().zip(&judged).enumerate() {
+                    let event = report::json_implementation(cases, g, j, i);
+                    written = written.and_then(|()| writeln!(out, "{event}"));
+                }
+            }
+            (graded, judged, written)
+        }
     };
-    let seconds = started_at.elapsed().as_secs_f64();
-    provenance.seconds = seconds;
+    let seconds = provenance.seconds;
     let passed: Vec<bool> = graded.iter().map(|g| g.passed).collect();
     let model = Model {
         cases,
@@ -655,7 +893,8 @@ fn many(
         judged: &judged,
         provenance: &provenance,
     };
-    let unwritten = write_files(opts, &model, false, None);
+    let unknown: Vec<Vec<String>> = expected.into_iter().map(|e| e.unknown).collect();
+    let unwritten = write_files(opts, &model, false, None, identity, &unknown);
     let passing = passed.iter().filter(|p| **p).count();
     match opts.format {
         Format::Human => {
@@ -761,6 +1000,8 @@ fn write_files(
     model: &Model,
     one: bool,
     fresh: Option<(&std::path::Path, String)>,
+    identity: Option<&Identity>,
+    unknown: &[Vec<String>],
 ) -> Vec<ConfigError> {
     let mut files = Vec::new();
     if let Some((path, text)) = fresh {
@@ -772,6 +1013,19 @@ fn write_files(
             .into_iter()
             .map(|(path, text)| (path, text, true)),
     );
+    if let (Some(path), Some(identity)) = (&opts.bundle, identity) {
+        let implementations = model
+            .rows()
+            .enumerate()
+            .map(|(i, (g, judged))| {
+                let index = identity.indices.get(i).copied().unwrap_or(i);
+                let unknown = unknown.get(i).map_or(&[][..], Vec::as_slice);
+                crate::bundle::Implementation::of(g, judged, model.cases, index, unknown)
+            })
+            .collect();
+        let bundle = identity.bundle(model.provenance, implementations);
+        files.push((path.as_path(), bundle.to_text(), true));
+    }
     files
         .into_iter()
         .filter_map(|(path, text, replace)| {

@@ -19,6 +19,7 @@
 
 pub mod adapters;
 pub mod builtin;
+pub mod bundle;
 pub mod case;
 pub mod check;
 mod citations;
@@ -39,6 +40,7 @@ pub mod report;
 pub mod runner;
 pub mod score;
 pub mod serve;
+pub mod shard;
 pub mod spec;
 pub mod tally;
 pub mod textfile;

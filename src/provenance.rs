@@ -57,7 +57,7 @@ impl Provenance {
 }
 
 /// FNV-1a, 64 bits: small, stable across platforms and versions, enough to tell corpora apart.
-fn digest(cases: &[Case]) -> String {
+pub(crate) fn digest(cases: &[Case]) -> String {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |text: &str| {
         for byte in text.bytes().chain([0xff]) {
@@ -80,7 +80,7 @@ fn digest(cases: &[Case]) -> String {
     format!("{hash:016x}")
 }
 
-fn command_line() -> String {
+pub(crate) fn command_line() -> String {
     // The program by its name: where it was installed or built says nothing of the run.
     let program = std::env::args()
         .next()

@@ -47,6 +47,13 @@ pub enum Command {
     ///
     /// Exit status: 0 when no mismatch was found, 1 when one was, 2 for usage errors.
     Fuzz(Box<FuzzArgs>),
+    /// Join the bundles of a run's shards (check --shard K/N --bundle FILE) and print the
+    /// reports `check` prints for the whole run; refuses bundles of different runs, versions or
+    /// filters, and names a shard missing or given twice.
+    ///
+    /// Exit status: as `check`'s for the whole run: 0 when every implementation passes, 1 when
+    /// any does not, 2 when the bundles cannot be merged.
+    Merge(Box<MergeArgs>),
     /// Turn a JSON operations list (from a ticket) into a case file whose expectations are the
     /// reference's results, marked `recorded: unreviewed` until a person checks them.
     Record {
@@ -297,6 +304,54 @@ pub struct CheckArgs {
     /// No live progress line (it is drawn only on a terminal, never in a pipe or with JSON).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also write the run's results as a bundle (one versioned JSON file,
+    /// spec/bundle.schema.json), for `hookcheck merge` and `hookcheck diff`.
+    #[arg(long, value_name = "FILE")]
+    pub bundle: Option<PathBuf>,
+    /// Run only shard K of N of the run: K/N or slice:K/N (contiguous shares), hash:K/N (by a
+    /// stable hash of the name). Taken after the filters; every shard's --bundle merges into
+    /// the whole run (`hookcheck merge`).
+    #[arg(long, value_name = "K/N", value_parser = shard_parser)]
+    pub shard: Option<hookcheck::shard::Shard>,
+    /// What --shard splits: each implementation into one shard (the default), or the cases,
+    /// every implementation running in every shard on its share.
+    #[arg(long, value_name = "WHAT", value_parser = ["implementation", "case"], requires = "shard")]
+    pub shard_by: Option<String>,
+}
+
+fn shard_parser(text: &str) -> Result<hookcheck::shard::Shard, String> {
+    hookcheck::shard::Shard::parse(text)
+}
+
+/// `hookcheck merge`: bundles in, the reports `check` writes out.
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The bundles: every shard of one run (or one whole run).
+    #[arg(required = true, value_name = "BUNDLE")]
+    pub bundles: Vec<PathBuf>,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Write the merged results as one bundle.
+    #[arg(long, value_name = "FILE")]
+    pub bundle: Option<PathBuf>,
+    /// Also write the grade and a case × implementation table as markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write a self-contained HTML report.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write a JUnit XML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+    /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+    /// Also list passed and skipped cases; with many implementations, every failure report.
+    #[arg(long, short)]
+    pub verbose: bool,
 }
 
 #[derive(clap::Args)]

@@ -4,7 +4,7 @@ mod args;
 
 use args::{
     CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, HiddenDetailArg, ImplArgs, InputFormat,
-    NumbersArg,
+    MergeArgs, NumbersArg,
 };
 use clap::Parser;
 use hookcheck::case::Part;
@@ -50,6 +50,7 @@ fn main() -> ExitCode {
         Command::Adapter { language, dir } => adapter(language.name(), &dir),
         Command::Serve { per_case } => serve(per_case),
         Command::Fuzz(args) => with_implementations(|| fuzz(*args)),
+        Command::Merge(args) => merge(*args),
         Command::Record {
             id,
             ticket,
@@ -450,13 +451,7 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(code) => return code,
     };
     options.require_parts = args.require_parts;
-    let color = match args.color {
-        ColorArg::Always => true,
-        ColorArg::Never => false,
-        ColorArg::Auto => {
-            io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    };
+    let color = color_of(args.color);
     let configured = match args.run.configured_sandbox() {
         Ok(s) => s,
         Err(code) => return code,
@@ -539,6 +534,13 @@ fn check(args: CheckArgs) -> ExitCode {
         progress: !args.quiet
             && io::stderr().is_terminal()
             && matches!(args.format, FormatArg::Human),
+        bundle: args.bundle,
+        shard: args.shard,
+        shard_by: args
+            .shard_by
+            .as_deref()
+            .and_then(hookcheck::shard::By::parse)
+            .unwrap_or_default(),
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -549,6 +551,45 @@ fn check(args: CheckArgs) -> ExitCode {
             let _ = out.flush();
             // The message can carry an implementation's stderr (a failed handshake).
             say_err!("hookcheck check: {}", hookcheck::inert::terminal(&e.0));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Whether stdout gets colour: `auto` is a terminal without `NO_COLOR`.
+fn color_of(arg: ColorArg) -> bool {
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    }
+}
+
+fn merge(args: MergeArgs) -> ExitCode {
+    let opts = hookcheck::check::MergeOptions {
+        bundles: args.bundles,
+        cases: args.corpus.sources(),
+        format: match args.format {
+            FormatArg::Human => checking::Format::Human,
+            FormatArg::Json => checking::Format::Json,
+        },
+        junit: args.junit,
+        markdown: args.markdown,
+        html: args.html,
+        bundle: args.bundle,
+        color: color_of(args.color),
+        verbose: args.verbose,
+    };
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match hookcheck::check::merge(&opts, &mut out) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            let _ = out.flush();
+            say_err!("hookcheck merge: {}", hookcheck::inert::terminal(&e.0));
             ExitCode::from(2)
         }
     }

@@ -1,0 +1,170 @@
+//! `hookcheck merge`: the bundles of a run's shards joined (`bundle::merge`), judged again on
+//! the same cases, and reported exactly as `check` reports a run on one machine, through the
+//! same code.
+
+use super::{CheckOptions, ConfigError, Expected, Format, Identity, Lenient, Work, many, one};
+use crate::bundle::Bundle;
+use crate::case::Case;
+use crate::corpus::{Corpus, Sources};
+use crate::outputs::{self, Input};
+use crate::provenance::Provenance;
+use crate::runner::Selection;
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+pub struct MergeOptions {
+    pub bundles: Vec<PathBuf>,
+    /// The cases the check ran on: the bundles hold their names and digests, not their text.
+    pub cases: Sources,
+    pub format: Format,
+    pub junit: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    /// The merged results as one bundle.
+    pub bundle: Option<PathBuf>,
+    pub color: bool,
+    pub verbose: bool,
+}
+
+/// Merges the bundles and reports the whole run; `Ok(false)` when an implementation fails.
+pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
+    let reports = [
+        ("--junit", m.junit.as_deref()),
+        ("--markdown", m.markdown.as_deref()),
+        ("--html", m.html.as_deref()),
+        ("--bundle", m.bundle.as_deref()),
+    ];
+    let read: Vec<Input> = m
+        .bundles
+        .iter()
+        .map(|b| Input::new("a bundle", b))
+        .collect();
+    outputs::destinations(&reports, &read).map_err(ConfigError)?;
+    let bundles = m
+        .bundles
+        .iter()
+        .map(|path| Bundle::load(path).map(|b| (path.clone(), b)))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(ConfigError)?;
+    let merged = crate::bundle::merge(bundles).map_err(ConfigError)?;
+    let cases = cases_of(&m.cases, &merged.run)?;
+    let given = merged.graded(&cases).map_err(ConfigError)?;
+    let (mut graded, mut unknown): (Vec<_>, Vec<_>) = given.into_iter().unzip();
+    let run = &merged.run;
+    let brief_only = run.scope == "brief";
+    let opts = CheckOptions {
+        cases: m.cases.clone(),
+        hidden: None,
+        hidden_detail: Default::default(),
+        generated: None,
+        manifest: None,
+        entries: Vec::new(),
+        selection: if brief_only {
+            Selection::brief()
+        } else {
+            Selection::default()
+        },
+        jobs: merged.jobs,
+        format: m.format,
+        junit: m.junit.clone(),
+        markdown: m.markdown.clone(),
+        html: m.html.clone(),
+        expect: None,
+        strict: run.strict,
+        allow_skips: run.allow_skips,
+        allow_unreviewed: false,
+        write_expectations: None,
+        color: m.color,
+        verbose: m.verbose,
+        progress: false,
+        bundle: m.bundle.clone(),
+        shard: None,
+        shard_by: Default::default(),
+    };
+    let provenance = Provenance {
+        version: env!("CARGO_PKG_VERSION"),
+        corpus: run.corpus.clone(),
+        command: crate::provenance::command_line(),
+        filters: run.filters.clone(),
+        scope: if brief_only { "brief" } else { "full" },
+        started: merged.started.clone(),
+        seconds: merged.seconds,
+    };
+    let identity = m.bundle.as_ref().map(|_| Identity {
+        run: run.clone(),
+        shard: None,
+        indices: (0..graded.len()).collect(),
+        jobs: merged.jobs,
+    });
+    let all = super::apart::Cases {
+        all: &cases,
+        public: cases.len(),
+    };
+    let expectations: Vec<_> = graded.iter().map(|g| g.expectations.clone()).collect();
+    let out = &mut Lenient(out);
+    let timing = (Instant::now(), provenance);
+    if run.single && graded.len() == 1 {
+        let expected = Expected {
+            expectations: expectations.into_iter().next().flatten(),
+            unknown: unknown.pop().unwrap_or_default(),
+        };
+        let g = graded.remove(0);
+        one(
+            &opts,
+            Work::Given(g),
+            expected,
+            all,
+            timing,
+            identity.as_ref(),
+            out,
+        )
+    } else {
+        let expected = expectations
+            .into_iter()
+            .zip(unknown)
+            .map(|(expectations, unknown)| Expected {
+                expectations,
+                unknown,
+            })
+            .collect();
+        many(
+            &opts,
+            Work::Given(graded),
+            expected,
+            all,
+            timing,
+            identity.as_ref(),
+            out,
+        )
+    }
+}
+
+/// The run's cases, by name, from `sources`: refused unless they are the cases the bundles ran.
+fn cases_of(sources: &Sources, run: &crate::bundle::Run) -> Result<Vec<Case>, ConfigError> {
+    let corpus = Corpus::gather(sources);
+    let by_name: HashMap<String, &Case> = corpus.cases.iter().map(|c| (c.name(), c)).collect();
+    let cases = run
+        .cases
+        .iter()
+        .map(|name| {
+            by_name.get(name).map(|c| (*c).clone()).ok_or_else(|| {
+                ConfigError(format!(
+                    "the bundles ran `{name}`, which {} does not hold: merge with the --cases the \
+                     check was given",
+                    sources.describe()
+                ))
+            })
+        })
+        .collect::<Result<Vec<Case>, ConfigError>>()?;
+    let digest = crate::provenance::digest(&cases);
+    if digest != run.corpus {
+        return Err(ConfigError(format!(
+            "the cases here are not the ones the bundles ran (corpus {digest} here, {} in the \
+             bundles): merge with the hookcheck and the --cases the check was given",
+            run.corpus
+        )));
+    }
+    Ok(cases)
+}

@@ -1,0 +1,270 @@
+//! A run split into shards on one machine, the shards in parallel, then merged: the merged
+//! reports are the single run's (times aside), for every count of shards, split by
+//! implementation and by case, and every implementation and case is in exactly one shard.
+
+mod common;
+
+use common::{fresh, hookcheck, python_impl, says, text};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// A manifest of three implementations: one that passes (the reference behind the protocol),
+/// one with a planted bug, one that cannot start.
+fn manifest(dir: &Path) -> String {
+    let text = format!(
+        "[[implementation]]\nname = \"good\"\ncommand = \"{} serve\"\n\n\
+         [[implementation]]\nname = \"bad\"\ncommand = \"{}\"\n\n\
+         [[implementation]]\nname = \"dead\"\ncommand = \"exit 3\"\n",
+        env!("CARGO_BIN_EXE_hookcheck"),
+        python_impl("tests/fakes/subtle_bug.py")
+    );
+    std::fs::write(dir.join("grading.toml"), text).expect("a manifest");
+    "grading.toml".to_string()
+}
+
+/// The reports a run writes, with what differs between runs of the same results (times, the
+/// command line, the start) taken out.
+#[derive(Debug, PartialEq)]
+struct Reports {
+    human: String,
+    json: Vec<Value>,
+    markdown: String,
+    junit: String,
+}
+
+fn timeless(text: &str) -> String {
+    // `2.99 s` and `time="0.123"`: durations, which two runs never share.
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("time=\"") {
+        out.push_str(&rest[..i + 6]);
+        rest = &rest[i + 6..];
+        rest = rest.find('"').map_or("", |j| &rest[j..]);
+    }
+    out.push_str(rest);
+    out.split(' ')
+        .map(|w| {
+            let digits = w.trim_start_matches('(');
+            if !digits.is_empty()
+                && digits.contains('.')
+                && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
+            {
+                "T"
+            } else {
+                w
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn json_timeless(stdout: &[u8]) -> Vec<Value> {
+    let mut events: Vec<Value> = String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON event"))
+        .collect();
+    for e in &mut events {
+        if let Value::Object(fields) = e {
+            for key in ["seconds", "provenance"] {
+                fields.remove(key);
+            }
+        }
+    }
+    // Implementations are told as each finishes: their order is the machine's.
+    events.sort_by_key(|e| e.to_string());
+    events
+}
+
+fn reports(dir: &Path, args: &[&str], tag: &str) -> Reports {
+    let (md, xml) = (format!("{tag}.md"), format!("{tag}.xml"));
+    let mut human_args = args.to_vec();
+    human_args.extend(["--markdown", &md, "--junit", &xml]);
+    let human = hookcheck(dir, &human_args);
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let json = hookcheck(dir, &json_args);
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect("a report");
+    Reports {
+        human: timeless(&String::from_utf8_lossy(&human.stdout)),
+        json: json_timeless(&json.stdout),
+        // The last line is the provenance: command, start and duration.
+        markdown: read(&md)
+            .lines()
+            .filter(|l| !l.starts_with("*hookcheck "))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        junit: timeless(&read(&xml)),
+    }
+}
+
+/// Runs the `count` shards of `run` at once, each writing its bundle; their names.
+fn shards(dir: &Path, run: &[&str], by: &str, count: usize) -> Vec<String> {
+    let children: Vec<(String, std::process::Child)> = (1..=count)
+        .map(|k| {
+            let bundle = format!("{by}-{k}-of-{count}.json");
+            let shard = format!("{k}/{count}");
+            let child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+                .args(run)
+                .args(["--shard", &shard, "--shard-by", by, "--bundle", &bundle])
+                .current_dir(dir)
+                .env("TMPDIR", common::scratch())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("a shard starts");
+            (bundle, child)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(bundle, child)| {
+            let out: Output = child.wait_with_output().expect("a shard ends");
+            assert!(
+                matches!(out.status.code(), Some(0 | 1)),
+                "{bundle}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            bundle
+        })
+        .collect()
+}
+
+/// Every (implementation, case) pair of the bundles, with how many bundles hold it.
+fn pairs(dir: &Path, bundles: &[String]) -> BTreeMap<(u64, String), usize> {
+    let mut seen = BTreeMap::new();
+    for b in bundles {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(dir.join(b)).expect("bundle"))
+            .expect("a bundle is JSON");
+        for imp in v["implementations"].as_array().expect("implementations") {
+            for case in imp["cases"].as_array().expect("cases") {
+                let key = (
+                    imp["index"].as_u64().expect("an index"),
+                    case["case"].as_str().expect("a name").to_string(),
+                );
+                *seen.entry(key).or_insert(0) += 1;
+            }
+        }
+    }
+    seen
+}
+
+fn merged_equals_single(counts: &[usize]) {
+    let dir = fresh("shards");
+    let manifest = manifest(&dir);
+    let run = ["check", "--manifest", manifest.as_str(), "--color", "never"];
+    let single = reports(&dir, &run, "single");
+    assert!(
+        single.human.contains("good") && single.markdown.contains("dead") && single.json.len() > 3,
+        "{single:?}"
+    );
+    let whole = hookcheck(&dir, &[&run[..], &["--bundle", "whole.json"]].concat());
+    assert_eq!(whole.status.code(), Some(1), "{}", text(&whole));
+    let all = pairs(&dir, &["whole.json".to_string()]);
+    assert_eq!(
+        all.len(),
+        3 * single_cases(&dir),
+        "every pair in the whole run's bundle"
+    );
+    for by in ["implementation", "case"] {
+        for &count in counts {
+            let bundles = shards(&dir, &run, by, count);
+            assert_eq!(
+                pairs(&dir, &bundles),
+                all,
+                "{count} shards by {by}: each pair in exactly one shard"
+            );
+            let mut merge: Vec<&str> = vec!["merge", "--color", "never"];
+            merge.extend(bundles.iter().map(String::as_str));
+            let merged = reports(&dir, &merge, &format!("merged-{by}-{count}"));
+            assert_eq!(merged, single, "{count} shards by {by}");
+        }
+    }
+}
+
+/// How many cases the whole run's bundle says it selected.
+fn single_cases(dir: &Path) -> usize {
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("whole.json")).expect("bundle"))
+            .expect("JSON");
+    v["run"]["cases"].as_array().expect("cases").len()
+}
+
+#[test]
+fn shards_merge_into_the_single_run() {
+    merged_equals_single(&[1, 2, 5]);
+}
+
+#[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
+fn shards_merge_into_the_single_run_for_every_count_up_to_eight() {
+    merged_equals_single(&[3, 4, 6, 7, 8]);
+}
+
+#[test]
+fn one_implementation_split_by_case_merges_into_its_single_report() {
+    let dir = fresh("shards-one");
+    let bad = python_impl("tests/fakes/subtle_bug.py");
+    let run = ["check", "--impl", bad.as_str(), "--color", "never"];
+    let single = reports(&dir, &run, "single");
+    let bundles = shards(&dir, &run, "case", 3);
+    let mut merge: Vec<&str> = vec!["merge", "--color", "never"];
+    merge.extend(bundles.iter().map(String::as_str));
+    assert_eq!(reports(&dir, &merge, "merged"), single);
+}
+
+#[test]
+fn a_merge_refuses_a_missing_shard_another_run_and_writing_over_a_bundle() {
+    let dir = fresh("shards-refused");
+    let manifest = manifest(&dir);
+    let run = ["check", "--manifest", manifest.as_str(), "--color", "never"];
+    let bundles = shards(&dir, &run, "implementation", 3);
+    let out = hookcheck(&dir, &["merge", &bundles[0], &bundles[2]]);
+    says(&out, 2, "shard 2/3 is missing");
+    let out = hookcheck(&dir, &["merge", &bundles[0], &bundles[1], &bundles[1]]);
+    says(&out, 2, "given twice");
+    let other = hookcheck(
+        &dir,
+        &[
+            &run[..],
+            &[
+                "--part",
+                "retries",
+                "--shard",
+                "2/3",
+                "--bundle",
+                "other.json",
+            ],
+        ]
+        .concat(),
+    );
+    assert!(
+        matches!(other.status.code(), Some(0 | 1)),
+        "{}",
+        text(&other)
+    );
+    let out = hookcheck(&dir, &["merge", &bundles[0], "other.json", &bundles[2]]);
+    says(&out, 2, "are not shards of one run");
+    let out = hookcheck(
+        &dir,
+        &[
+            "merge",
+            &bundles[0],
+            &bundles[1],
+            &bundles[2],
+            "--html",
+            &bundles[1],
+        ],
+    );
+    says(&out, 2, "--html");
+    std::fs::write(
+        dir.join("cut.json"),
+        b"{\"format\":\"hookcheck-bundle\",\"version\":1,\"hook",
+    )
+    .expect("a cut bundle");
+    let out = hookcheck(&dir, &["merge", "cut.json"]);
+    says(&out, 2, "cut.json: not a bundle: not JSON at line 1");
+    let out = hookcheck(&dir, &["check", "--shard", "3/2"]);
+    says(&out, 2, "K/N");
+}
