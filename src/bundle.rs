@@ -23,6 +23,8 @@ use std::path::{Path, PathBuf};
 pub const FORMAT: &str = "hookcheck-bundle";
 /// The bundle format's version; a reader refuses a newer one by name.
 pub const VERSION: u64 = 1;
+/// The most implementations a merged run may have.
+pub const MAX_IMPLEMENTATIONS: usize = 1 << 20;
 /// The largest bundle read: far above a grade of a thousand submissions, far below memory.
 pub const MAX_BYTES: u64 = 512 << 20;
 
@@ -335,6 +337,14 @@ pub fn merge(bundles: Vec<(PathBuf, Bundle)>) -> Result<Merged, String> {
             ));
         }
     }
+    // Counts a hostile bundle could set to anything: bounded before anything is sized by them.
+    if first.run.implementations > MAX_IMPLEMENTATIONS {
+        return Err(format!(
+            "{}: a run of {} implementations, above the {MAX_IMPLEMENTATIONS} a merge takes",
+            first_path.display(),
+            first.run.implementations
+        ));
+    }
     shards_complete(&bundles)?;
     let run = first.run.clone();
     let known: BTreeMap<&str, usize> = run
@@ -351,7 +361,7 @@ pub fn merge(bundles: Vec<(PathBuf, Bundle)>) -> Result<Merged, String> {
                 format!(
                     "{}: implementation #{} of a run of {}",
                     path.display(),
-                    imp.index + 1,
+                    imp.index.saturating_add(1),
                     run.implementations
                 )
             })?;
@@ -370,7 +380,7 @@ pub fn merge(bundles: Vec<(PathBuf, Bundle)>) -> Result<Merged, String> {
                     "{} and {}: implementation #{} is not the same implementation in both",
                     from.display(),
                     path.display(),
-                    imp.index + 1
+                    imp.index.saturating_add(1)
                 ));
             }
             for result in &imp.cases {
@@ -465,6 +475,13 @@ fn shards_complete(bundles: &[(PathBuf, Bundle)]) -> Result<(), String> {
     let Some(first) = bundles.first().and_then(|(_, b)| b.shard.as_ref()) else {
         return Ok(());
     };
+    if first.count > crate::shard::MAX_SHARDS {
+        return Err(format!(
+            "a run of {} shards, above the {} a run may be split into",
+            first.count,
+            crate::shard::MAX_SHARDS
+        ));
+    }
     let mut given: Vec<Option<&Path>> = vec![None; first.count];
     for (path, b) in bundles {
         let Some(s) = &b.shard else { continue };
@@ -732,5 +749,13 @@ mod tests {
         far.implementations[0].index = usize::MAX;
         let e = merge(named(vec![far])).expect_err("out of the run");
         assert!(e.contains("of a run of 3"), "{e}");
+        // Counts that would size an allocation are bounded first.
+        let mut huge = bundle(None, &[0]);
+        huge.run.implementations = usize::MAX;
+        let e = merge(named(vec![huge])).expect_err("too many implementations");
+        assert!(e.contains("above the"), "{e}");
+        let e = merge(named(vec![bundle(Some((1, usize::MAX)), &[0, 1, 2])]))
+            .expect_err("too many shards");
+        assert!(e.contains("above the"), "{e}");
     }
 }

@@ -26,6 +26,7 @@ mod citations;
 pub mod compare;
 pub mod conformance;
 pub mod corpus;
+pub mod diff;
 pub mod expect;
 pub mod fuzz;
 pub mod grade;

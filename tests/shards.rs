@@ -268,3 +268,55 @@ fn a_merge_refuses_a_missing_shard_another_run_and_writing_over_a_bundle() {
     let out = hookcheck(&dir, &["check", "--shard", "3/2"]);
     says(&out, 2, "K/N");
 }
+
+#[test]
+fn diff_exits_one_on_a_planted_regression_and_zero_on_its_fix() {
+    let dir = fresh("shards-diff");
+    for (file, solution) in [
+        ("good.toml", "examples/python/dispatcher.py"),
+        ("bad.toml", "tests/fakes/subtle_bug.py"),
+    ] {
+        // One name in both runs: the diff matches implementations by name.
+        let manifest = format!(
+            "[[implementation]]\nname = \"service\"\ncommand = \"{}\"\n",
+            python_impl(solution)
+        );
+        std::fs::write(dir.join(file), manifest).expect("a manifest");
+        let bundle = file.replace(".toml", ".json");
+        let out = hookcheck(
+            &dir,
+            &[
+                "check",
+                "--manifest",
+                file,
+                "--part",
+                "pause",
+                "--bundle",
+                &bundle,
+            ],
+        );
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
+    }
+    let out = hookcheck(
+        &dir,
+        &["diff", "good.json", "bad.json", "--markdown", "d.md"],
+    );
+    says(&out, 1, "REGRESSED");
+    says(
+        &out,
+        1,
+        "pause::pause-replay-ahead-of-a-fresh-head  passed -> failed",
+    );
+    let md = std::fs::read_to_string(dir.join("d.md")).expect("the markdown");
+    assert!(md.starts_with("# hookcheck diff: regressed"), "{md}");
+    let out = hookcheck(&dir, &["diff", "bad.json", "good.json"]);
+    says(&out, 0, "NO REGRESSION");
+    says(&out, 0, "fixes (failed before, pass now)");
+    let out = hookcheck(&dir, &["diff", "good.json", "good.json"]);
+    says(&out, 0, "NO REGRESSION: no change");
+    let out = hookcheck(
+        &dir,
+        &["diff", "good.json", "bad.json", "--markdown", "good.json"],
+    );
+    says(&out, 2, "--markdown");
+}

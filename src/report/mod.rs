@@ -18,7 +18,7 @@ pub use html::html;
 pub use human::{about_plain, human_case, human_summary, origin_phrase};
 pub use json::{json_case, json_summary};
 pub use junit::{junit, junit_many};
-pub use markdown::markdown;
+pub use markdown::{MARKDOWN_LIMIT, markdown};
 pub use model::{Judged, Model};
 
 use crate::case::{Case, Part};

@@ -54,6 +54,21 @@ pub enum Command {
     /// Exit status: as `check`'s for the whole run: 0 when every implementation passes, 1 when
     /// any does not, 2 when the bundles cannot be merged.
     Merge(Box<MergeArgs>),
+    /// Compare two runs' bundles (check --bundle, or merge --bundle): per implementation and
+    /// case, the regressions (passed before, not now), new cases that fail, fixes, failures
+    /// whose report changed, cases and implementations added or removed.
+    ///
+    /// Exit status: 1 when anything regressed or a new case fails, 0 otherwise, 2 when a
+    /// bundle cannot be read.
+    Diff {
+        /// The earlier run's bundle.
+        old: PathBuf,
+        /// The later run's bundle.
+        new: PathBuf,
+        /// Also write the changes as markdown (for a pull-request comment) to this file.
+        #[arg(long, value_name = "FILE")]
+        markdown: Option<PathBuf>,
+    },
     /// Turn a JSON operations list (from a ticket) into a case file whose expectations are the
     /// reference's results, marked `recorded: unreviewed` until a person checks them.
     Record {

@@ -51,6 +51,7 @@ fn main() -> ExitCode {
         Command::Serve { per_case } => serve(per_case),
         Command::Fuzz(args) => with_implementations(|| fuzz(*args)),
         Command::Merge(args) => merge(*args),
+        Command::Diff { old, new, markdown } => diff(&old, &new, markdown.as_deref()),
         Command::Record {
             id,
             ticket,
@@ -592,6 +593,38 @@ fn merge(args: MergeArgs) -> ExitCode {
             say_err!("hookcheck merge: {}", hookcheck::inert::terminal(&e.0));
             ExitCode::from(2)
         }
+    }
+}
+
+fn diff(old: &Path, new: &Path, markdown: Option<&Path>) -> ExitCode {
+    let loaded = hookcheck::bundle::Bundle::load(old).and_then(|o| {
+        hookcheck::bundle::Bundle::load(new).and_then(|n| hookcheck::diff::diff(&o, &n))
+    });
+    let d = match loaded {
+        Ok(d) => d,
+        Err(e) => {
+            say_err!("hookcheck diff: {}", hookcheck::inert::terminal(&e));
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(path) = markdown {
+        let inputs = [
+            hookcheck::outputs::Input::new("the old bundle", old),
+            hookcheck::outputs::Input::new("the new bundle", new),
+        ];
+        let written = hookcheck::outputs::destinations(&[("--markdown", Some(path))], &inputs)
+            .and_then(|()| hookcheck::outputs::write(path, &d.markdown(), true));
+        if let Err(e) = written {
+            say_err!("hookcheck diff: {}", hookcheck::inert::terminal(&e));
+            return ExitCode::from(2);
+        }
+    }
+    // A reader that went away (`| head`) does not change the verdict.
+    let _ = io::stdout().lock().write_all(d.human().as_bytes());
+    if d.regressed() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
