@@ -465,3 +465,50 @@ fn hidden_cases_and_generated_workloads_match_the_schema() {
     assert_eq!(dead["generated"]["not_run"], 30);
     assert_eq!(dead["hidden"]["not_run"], 1);
 }
+
+/// A bundle of a run with a passing, a failing and a dead implementation, one with
+/// expectations, validates against spec/bundle.schema.json; so does a single run's.
+#[test]
+fn bundles_validate_against_their_schema() {
+    let text = std::fs::read_to_string(root().join("spec/bundle.schema.json")).expect("schema");
+    let schema: Value = serde_json::from_str(&text).expect("the schema is JSON");
+    let dir = common::fresh("bundle-schema");
+    std::fs::write(
+        dir.join("known.toml"),
+        "[[failure]]\ncase = \"pause::pause-replay-ahead-of-a-fresh-head\"\nreason = \"r\"\n",
+    )
+    .expect("expectations");
+    std::fs::write(
+        dir.join("grading.toml"),
+        format!(
+            "[[implementation]]\nname = \"good\"\ncommand = \"{} serve\"\n\n\
+             [[implementation]]\nname = \"bad\"\ncommand = \"{}\"\nexpect = \"known.toml\"\n\n\
+             [[implementation]]\nname = \"dead\"\ncommand = \"exit 3\"\n",
+            env!("CARGO_BIN_EXE_hookcheck"),
+            python_impl("tests/fakes/subtle_bug.py")
+        ),
+    )
+    .expect("a manifest");
+    for (args, bundle) in [
+        (&["--manifest", "grading.toml"][..], "many.json"),
+        (&["--part", "retries"][..], "one.json"),
+        (
+            &["--manifest", "grading.toml", "--shard", "hash:2/2"][..],
+            "shard.json",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+            .arg("check")
+            .args(args)
+            .args(["--bundle", bundle])
+            .current_dir(&dir)
+            .output()
+            .expect("hookcheck runs");
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{out:?}");
+        let value: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join(bundle)).expect("a bundle"))
+                .expect("a bundle is JSON");
+        let problems = errors(&schema, &schema, &value, "$");
+        assert!(problems.is_empty(), "{bundle}: {problems:#?}");
+    }
+}

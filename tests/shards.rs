@@ -320,3 +320,91 @@ fn diff_exits_one_on_a_planted_regression_and_zero_on_its_fix() {
     );
     says(&out, 2, "--markdown");
 }
+
+/// The examples/ci files, run as CI would: every shard of the GitHub Actions matrix (its `run`
+/// text with the matrix value put in), then its merge step; the Indexed Job's command for every
+/// completion index, then the merge its comment gives.
+#[test]
+#[ignore = "needs node (the example manifest grades the Node example): .ci/run installs it and runs ignored tests"]
+fn the_ci_examples_shard_and_merge_as_written() {
+    let dir = fresh("shards-ci");
+    std::os::unix::fs::symlink(common::root().join("examples"), dir.join("examples"))
+        .expect("a link to the examples");
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("a bin folder");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hookcheck"), bin.join("hookcheck"))
+        .expect("a link to hookcheck");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let sh = |script: &str, envs: &[(&str, String)]| {
+        let out = Command::new("sh")
+            .args(["-c", script])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .env("TMPDIR", common::scratch())
+            .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
+            .output()
+            .expect("sh runs");
+        assert!(out.status.success(), "{script}\n{}", text(&out));
+    };
+    let read = |file: &str| -> Value {
+        let yaml = std::fs::read_to_string(common::root().join(file)).expect("the example");
+        serde_saphyr::from_str(&yaml).expect("the example is YAML")
+    };
+    let workflow = read("examples/ci/github-actions.yml");
+    let shards = workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"]
+        .as_array()
+        .expect("a matrix of shards")
+        .clone();
+    let steps = |job: &str| -> Vec<String> {
+        workflow["jobs"][job]["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .filter(|r| r.contains("hookcheck ") && !r.contains("cargo install"))
+            .map(str::to_string)
+            .collect()
+    };
+    for shard in &shards {
+        for run in steps("shard") {
+            sh(&run.replace("${{ matrix.shard }}", &shard.to_string()), &[]);
+        }
+    }
+    let summary = dir.join("summary.md");
+    for run in steps("merge") {
+        sh(
+            &run,
+            &[("GITHUB_STEP_SUMMARY", summary.display().to_string())],
+        );
+    }
+    let md = std::fs::read_to_string(&summary).expect("the step summary");
+    assert!(
+        md.contains("node, per case") && md.contains("✓ pass"),
+        "{md}"
+    );
+    // The Indexed Job: its completions, and the command each pod runs.
+    let job = read("examples/ci/k8s-indexed-job.yaml");
+    let completions = job["spec"]["completions"].as_u64().expect("completions");
+    let container = &job["spec"]["template"]["spec"]["containers"][0];
+    let script = container["args"][0].as_str().expect("the pod's script");
+    assert!(script.contains(&format!("/{completions}\"")), "{script}");
+    let bundles = dir.join("bundles");
+    std::fs::create_dir_all(&bundles).expect("the shared volume");
+    for index in 0..completions {
+        let local = script
+            .replace("/grading/grading.toml", "examples/grading/grading.toml")
+            .replace("/bundles/", &format!("{}/", bundles.display()));
+        sh(&local, &[("JOB_COMPLETION_INDEX", index.to_string())]);
+    }
+    sh(
+        &format!(
+            "hookcheck merge {}/shard-*.json --color never",
+            bundles.display()
+        ),
+        &[],
+    );
+}
