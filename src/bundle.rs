@@ -275,19 +275,25 @@ impl Bundle {
     /// A bundle from its text: the format and version are checked before the rest, so that a
     /// newer bundle is named as such rather than as malformed.
     pub fn parse(bytes: &[u8]) -> Result<Bundle, String> {
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| {
+        /// The two fields read first; the rest is skipped, not built.
+        #[derive(Deserialize)]
+        struct Head {
+            format: Option<Value>,
+            version: Option<Value>,
+        }
+        let head: Head = serde_json::from_slice(bytes).map_err(|e| {
             format!(
-                "not a bundle: not JSON at line {}, column {} ({e})",
+                "not a bundle: not a JSON object at line {}, column {} ({e})",
                 e.line(),
                 e.column()
             )
         })?;
-        if value.get("format").and_then(Value::as_str) != Some(FORMAT) {
+        if head.format.as_ref().and_then(Value::as_str) != Some(FORMAT) {
             return Err(format!(
                 "not a bundle: its `format` is not \"{FORMAT}\" (write one with check --bundle)"
             ));
         }
-        match value.get("version").and_then(Value::as_u64) {
+        match head.version.as_ref().and_then(Value::as_u64) {
             Some(VERSION) => {}
             Some(v) if v > VERSION => {
                 return Err(format!(
@@ -297,7 +303,7 @@ impl Bundle {
             }
             _ => return Err(format!("not a bundle of version {VERSION}")),
         }
-        serde_json::from_value(value).map_err(|e| format!("not a valid bundle: {e}"))
+        serde_json::from_slice(bytes).map_err(|e| format!("not a valid bundle: {e}"))
     }
 }
 

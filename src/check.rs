@@ -69,6 +69,11 @@ pub struct CheckOptions {
     /// Run only this shard of the run (`--shard K/N`), split as `shard_by` says.
     pub shard: Option<Shard>,
     pub shard_by: By,
+    /// GitHub Actions output (`--format github`): after the human report, an annotation per
+    /// failing case, and the markdown grade appended to `$GITHUB_STEP_SUMMARY`.
+    pub github: bool,
+    /// A folder to write a shields.io endpoint badge per implementation into (`--badge`).
+    pub badge: Option<PathBuf>,
 }
 
 /// A problem with the run's configuration (exit status 2), as opposed to failing cases.
@@ -91,6 +96,7 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
                 .to_string(),
         ));
     }
+    badge_folder(opts.badge.as_deref())?;
     let (mut cases, mut known) = select(opts)?;
     // Taken now, so that `started` is when the run started, and of the whole selection, which
     // every shard shares. Of the public cases only: the digest of the hidden ones would tell a
@@ -645,6 +651,7 @@ fn one(
             .map_err(io)?;
         }
     }
+    github(opts, &model, out)?;
     unwritten_error(unwritten)?;
     Ok(passed)
 }
@@ -934,8 +941,43 @@ fn many(
             writeln!(out, "{}", report::json::line(&summary)).map_err(io)?;
         }
     }
+    github(opts, &model, out)?;
     unwritten_error(unwritten)?;
     Ok(passing == count)
+}
+
+/// `--badge DIR` names a folder that exists: checked before anything runs.
+fn badge_folder(dir: Option<&std::path::Path>) -> Result<(), ConfigError> {
+    match dir {
+        Some(d) if !d.is_dir() => Err(ConfigError(format!(
+            "--badge {}: not a folder (make it first)",
+            d.display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// With `--format github`: the annotations after the report, and the grade in the step
+/// summary when the runner names one.
+fn github(opts: &CheckOptions, model: &Model, out: &mut impl Write) -> Result<(), ConfigError> {
+    if !opts.github {
+        return Ok(());
+    }
+    write!(out, "{}", report::github::annotations(model)).map_err(io)?;
+    if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+        let appended = std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .and_then(|mut f| f.write_all(report::markdown(model).as_bytes()));
+        appended.map_err(|e| {
+            ConfigError(format!(
+                "cannot append to $GITHUB_STEP_SUMMARY ({}): {e}",
+                std::path::Path::new(&path).display()
+            ))
+        })?;
+    }
+    Ok(())
 }
 
 /// Runs every case of many implementations, writing each one's `implementation` event as soon
@@ -1003,16 +1045,33 @@ fn write_files(
     identity: Option<&Identity>,
     unknown: &[Vec<String>],
 ) -> Vec<ConfigError> {
-    let mut files = Vec::new();
+    let mut files: Vec<(PathBuf, String, bool)> = Vec::new();
     if let Some((path, text)) = fresh {
         // Expectations are never written over an existing file.
-        files.push((path, text, false));
+        files.push((path.to_path_buf(), text, false));
     }
     files.extend(
         rendered(opts, model, one)
             .into_iter()
-            .map(|(path, text)| (path, text, true)),
+            .map(|(path, text)| (path.to_path_buf(), text, true)),
     );
+    let mut refused = Vec::new();
+    if let Some(dir) = &opts.badge {
+        for (name, text) in report::github::badges(model) {
+            let path = dir.join(name);
+            // The folder may hold anything (bundles, cases): only a badge is written over.
+            let other = std::fs::read(&path)
+                .is_ok_and(|old| !old.starts_with(report::github::BADGE_START.as_bytes()));
+            if other {
+                refused.push(ConfigError(format!(
+                    "--badge: {} exists and is not a hookcheck badge: it is left as it was",
+                    path.display()
+                )));
+            } else {
+                files.push((path, text, true));
+            }
+        }
+    }
     if let (Some(path), Some(identity)) = (&opts.bundle, identity) {
         let implementations = model
             .rows()
@@ -1024,14 +1083,12 @@ fn write_files(
             })
             .collect();
         let bundle = identity.bundle(model.provenance, implementations);
-        files.push((path.as_path(), bundle.to_text(), true));
+        files.push((path.clone(), bundle.to_text(), true));
     }
-    files
-        .into_iter()
-        .filter_map(|(path, text, replace)| {
-            outputs::write(path, &text, replace).err().map(ConfigError)
-        })
-        .collect()
+    refused.extend(files.into_iter().filter_map(|(path, text, replace)| {
+        outputs::write(&path, &text, replace).err().map(ConfigError)
+    }));
+    refused
 }
 
 /// The report files asked for, each rendered from `model`, with where it goes.

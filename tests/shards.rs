@@ -264,7 +264,11 @@ fn a_merge_refuses_a_missing_shard_another_run_and_writing_over_a_bundle() {
     )
     .expect("a cut bundle");
     let out = hookcheck(&dir, &["merge", "cut.json"]);
-    says(&out, 2, "cut.json: not a bundle: not JSON at line 1");
+    says(
+        &out,
+        2,
+        "cut.json: not a bundle: not a JSON object at line 1",
+    );
     let out = hookcheck(&dir, &["check", "--shard", "3/2"]);
     says(&out, 2, "K/N");
 }
@@ -406,5 +410,77 @@ fn the_ci_examples_shard_and_merge_as_written() {
             bundles.display()
         ),
         &[],
+    );
+}
+
+#[test]
+fn github_format_annotates_failing_cases_fills_the_step_summary_and_writes_badges() {
+    let dir = fresh("shards-github");
+    // A name that tries to end the workflow command and start another.
+    let manifest = format!(
+        "[[implementation]]\nname = \"bad\\n::error::forged,x\"\ncommand = \"{}\"\n\n\
+         [[implementation]]\nname = \"good\"\ncommand = \"{} serve\"\n",
+        python_impl("tests/fakes/subtle_bug.py"),
+        env!("CARGO_BIN_EXE_hookcheck")
+    );
+    std::fs::write(dir.join("grading.toml"), manifest).expect("a manifest");
+    std::fs::create_dir_all(dir.join("badges")).expect("a badge folder");
+    std::fs::write(dir.join("badges/good.json"), "not a badge").expect("a file in the way");
+    let summary = dir.join("summary.md");
+    let out = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+        .args(["check", "--manifest", "grading.toml", "--part", "pause"])
+        .args(["--format", "github", "--badge", "badges"])
+        .current_dir(&dir)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("TMPDIR", common::scratch())
+        .output()
+        .expect("hookcheck runs");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a badge in the way: {}",
+        text(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let commands: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(commands.len(), 3, "{stdout}");
+    for c in &commands {
+        assert!(
+            c.starts_with("::error file=cases/pause/") && c.contains(",line=") && c.contains("%0A"),
+            "{c}"
+        );
+        assert!(!c.contains("::error::forged"), "{c}");
+    }
+    says(
+        &out,
+        2,
+        "badges/good.json exists and is not a hookcheck badge",
+    );
+    let md = std::fs::read_to_string(&summary).expect("the step summary");
+    assert!(md.starts_with("# hookcheck:"), "{md:.200}");
+    let badges: Vec<String> = std::fs::read_dir(dir.join("badges"))
+        .expect("badges")
+        .map(|e| {
+            e.expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(badges.len(), 2, "{badges:?}");
+    let bad = badges
+        .iter()
+        .find(|b| b.starts_with("bad"))
+        .expect("the bad one's badge");
+    assert!(!bad.contains('/') && !bad.contains('\n'), "{bad}");
+    let badge: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("badges").join(bad)).expect("a badge"),
+    )
+    .expect("a badge is JSON");
+    assert_eq!(badge["schemaVersion"], 1);
+    assert_eq!(badge["color"], "red");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("badges/good.json")).expect("left"),
+        "not a badge"
     );
 }

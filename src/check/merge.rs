@@ -26,6 +26,9 @@ pub struct MergeOptions {
     pub bundle: Option<PathBuf>,
     pub color: bool,
     pub verbose: bool,
+    /// As `check --format github` and `--badge DIR`.
+    pub github: bool,
+    pub badge: Option<PathBuf>,
 }
 
 /// Merges the bundles and reports the whole run; `Ok(false)` when an implementation fails.
@@ -42,6 +45,7 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         .map(|b| Input::new("a bundle", b))
         .collect();
     outputs::destinations(&reports, &read).map_err(ConfigError)?;
+    super::badge_folder(m.badge.as_deref())?;
     let bundles = m
         .bundles
         .iter()
@@ -82,6 +86,8 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         bundle: m.bundle.clone(),
         shard: None,
         shard_by: Default::default(),
+        github: m.github,
+        badge: m.badge.clone(),
     };
     let provenance = Provenance {
         version: env!("CARGO_PKG_VERSION"),

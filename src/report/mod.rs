@@ -4,6 +4,7 @@
 //! matrix. Every one of them shows untrusted text through `inert`.
 
 pub mod apart;
+pub mod github;
 mod grade;
 mod html;
 mod human;

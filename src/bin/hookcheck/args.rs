@@ -319,6 +319,10 @@ pub struct CheckArgs {
     /// No live progress line (it is drawn only on a terminal, never in a pipe or with JSON).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Write a shields.io endpoint badge (JSON) per implementation into this folder: its score
+    /// and verdict, named after it (only a hookcheck badge is written over).
+    #[arg(long, value_name = "DIR")]
+    pub badge: Option<PathBuf>,
     /// Also write the run's results as a bundle (one versioned JSON file,
     /// spec/bundle.schema.json), for `hookcheck merge` and `hookcheck diff`.
     #[arg(long, value_name = "FILE")]
@@ -349,6 +353,10 @@ pub struct MergeArgs {
     /// Write the merged results as one bundle.
     #[arg(long, value_name = "FILE")]
     pub bundle: Option<PathBuf>,
+    /// Write a shields.io endpoint badge (JSON) per implementation into this folder: its score
+    /// and verdict, named after it (only a hookcheck badge is written over).
+    #[arg(long, value_name = "DIR")]
+    pub badge: Option<PathBuf>,
     /// Also write the grade and a case × implementation table as markdown to this file.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<PathBuf>,
@@ -469,6 +477,9 @@ impl NumbersArg {
 pub enum FormatArg {
     Human,
     Json,
+    /// The human report, then a GitHub Actions annotation per failing case (on the case file's
+    /// line) and the markdown grade appended to $GITHUB_STEP_SUMMARY.
+    Github,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -519,7 +519,7 @@ fn check(args: CheckArgs) -> ExitCode {
         },
         jobs,
         format: match args.format {
-            FormatArg::Human => checking::Format::Human,
+            FormatArg::Human | FormatArg::Github => checking::Format::Human,
             FormatArg::Json => checking::Format::Json,
         },
         junit: args.junit,
@@ -542,6 +542,8 @@ fn check(args: CheckArgs) -> ExitCode {
             .as_deref()
             .and_then(hookcheck::shard::By::parse)
             .unwrap_or_default(),
+        github: matches!(args.format, FormatArg::Github),
+        badge: args.badge,
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
@@ -573,7 +575,7 @@ fn merge(args: MergeArgs) -> ExitCode {
         bundles: args.bundles,
         cases: args.corpus.sources(),
         format: match args.format {
-            FormatArg::Human => checking::Format::Human,
+            FormatArg::Human | FormatArg::Github => checking::Format::Human,
             FormatArg::Json => checking::Format::Json,
         },
         junit: args.junit,
@@ -582,6 +584,8 @@ fn merge(args: MergeArgs) -> ExitCode {
         bundle: args.bundle,
         color: color_of(args.color),
         verbose: args.verbose,
+        github: matches!(args.format, FormatArg::Github),
+        badge: args.badge,
     };
     let stdout = io::stdout();
     let mut out = stdout.lock();
