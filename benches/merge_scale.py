@@ -26,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def main():
     args = sys.argv[1:]
     binary = args.pop(0) if args and not args[0].isdigit() else os.path.join(ROOT, "target/release/hookcheck")
+    binary = os.path.abspath(binary)
     counts = [int(a) for a in args] or [100, 300, 1000]
     work = tempfile.mkdtemp(prefix="hookcheck-merge-scale-")
     seed = os.path.join(work, "seed.json")

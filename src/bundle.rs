@@ -171,25 +171,23 @@ impl RanRecord {
         }
     }
 
-    fn ran(&self) -> Result<Ran, String> {
+    fn into_ran(self) -> Result<Ran, String> {
         let part = |p: &str| Part::parse(p).ok_or_else(|| format!("`{p}` is not a part"));
         Ok(match self {
-            RanRecord::Results { results } => Ran::Results(results.clone()),
+            RanRecord::Results { results } => Ran::Results(results),
             RanRecord::NotImplemented { part: p } => {
-                Ran::NotApplicable(Inapplicable::NotImplemented(part(p)?))
+                Ran::NotApplicable(Inapplicable::NotImplemented(part(&p)?))
             }
-            RanRecord::Offers { part: p } => Ran::NotApplicable(Inapplicable::Offers(part(p)?)),
+            RanRecord::Offers { part: p } => Ran::NotApplicable(Inapplicable::Offers(part(&p)?)),
             RanRecord::Spelling => Ran::NotApplicable(Inapplicable::Spelling),
-            RanRecord::Skipped { reason } => Ran::Failed(Failure::Skipped(reason.clone())),
-            RanRecord::Errored { message, detail } => Ran::Failed(Failure::Errored {
-                message: message.clone(),
-                detail: detail.clone(),
-            }),
-            RanRecord::TimedOut { message, detail } => Ran::Failed(Failure::TimedOut {
-                message: message.clone(),
-                detail: detail.clone(),
-            }),
-            RanRecord::NotRun { reason } => Ran::Failed(Failure::NotRun(reason.clone())),
+            RanRecord::Skipped { reason } => Ran::Failed(Failure::Skipped(reason)),
+            RanRecord::Errored { message, detail } => {
+                Ran::Failed(Failure::Errored { message, detail })
+            }
+            RanRecord::TimedOut { message, detail } => {
+                Ran::Failed(Failure::TimedOut { message, detail })
+            }
+            RanRecord::NotRun { reason } => Ran::Failed(Failure::NotRun(reason)),
         })
     }
 }
@@ -353,16 +351,24 @@ pub fn merge(bundles: Vec<(PathBuf, Bundle)>) -> Result<Merged, String> {
     }
     shards_complete(&bundles)?;
     let run = first.run.clone();
+    let started = bundles
+        .iter()
+        .map(|(_, b)| b.started.clone())
+        .min()
+        .unwrap_or_default();
+    let seconds = bundles.iter().map(|(_, b)| b.seconds).fold(0.0, f64::max);
+    let jobs = first.jobs;
     let known: BTreeMap<&str, usize> = run
         .cases
         .iter()
         .enumerate()
         .map(|(i, c)| (c.as_str(), i))
         .collect();
-    // Per implementation of the run: its record, and where each case's result came from.
+    // Per implementation of the run: its record, and where each case's result came from. The
+    // bundles are taken apart as they are joined: a thousand of them are held once, not twice.
     let mut joined: Vec<Option<Joined>> = vec![None; run.implementations];
-    for (path, b) in &bundles {
-        for imp in &b.implementations {
+    for (path, b) in bundles {
+        for mut imp in b.implementations {
             let slot = joined.get_mut(imp.index).ok_or_else(|| {
                 format!(
                     "{}: implementation #{} of a run of {}",
@@ -371,42 +377,45 @@ pub fn merge(bundles: Vec<(PathBuf, Bundle)>) -> Result<Merged, String> {
                     run.implementations
                 )
             })?;
-            let (record, results, from) = slot.get_or_insert_with(|| {
-                let mut record = imp.clone();
-                record.cases = Vec::new();
-                (record, vec![None; run.cases.len()], path.as_path())
-            });
-            // The command may differ between shards (a solution file's adapter is written to a
-            // fresh temporary folder each time); the name, expectations and requirements may not.
-            if record.name != imp.name
-                || record.expectations != imp.expectations
-                || record.require_parts != imp.require_parts
-            {
-                return Err(format!(
-                    "{} and {}: implementation #{} is not the same implementation in both",
-                    from.display(),
-                    path.display(),
-                    imp.index.saturating_add(1)
-                ));
-            }
-            for result in &imp.cases {
+            let cases = std::mem::take(&mut imp.cases);
+            let name = imp.name.clone();
+            let (_, results, _) = match slot {
+                Some(joined) => {
+                    let (record, _, from) = &*joined;
+                    // The command may differ between shards (a solution file's adapter is
+                    // written to a fresh temporary folder each time); the name, expectations
+                    // and requirements may not.
+                    if record.name != imp.name
+                        || record.expectations != imp.expectations
+                        || record.require_parts != imp.require_parts
+                    {
+                        return Err(format!(
+                            "{} and {}: implementation #{} is not the same implementation in both",
+                            from.display(),
+                            path.display(),
+                            imp.index.saturating_add(1)
+                        ));
+                    }
+                    joined
+                }
+                None => slot.insert((imp, vec![None; run.cases.len()], path.clone())),
+            };
+            for result in cases {
                 let Some(&i) = known.get(result.case.as_str()) else {
                     return Err(format!(
-                        "{}: `{}` has a result for `{}`, which is not a case of the run",
+                        "{}: `{name}` has a result for `{}`, which is not a case of the run",
                         path.display(),
-                        imp.name,
                         result.case
                     ));
                 };
                 if results[i].is_some() {
                     return Err(format!(
-                        "{}: `{}` on `{}` is given twice",
+                        "{}: `{name}` on `{}` is given twice",
                         path.display(),
-                        imp.name,
                         result.case
                     ));
                 }
-                results[i] = Some(result.clone());
+                results[i] = Some(result);
             }
         }
     }
@@ -427,13 +436,9 @@ pub fn merge(bundles: Vec<(PathBuf, Bundle)>) -> Result<Merged, String> {
         implementations.push(record);
     }
     Ok(Merged {
-        started: bundles
-            .iter()
-            .map(|(_, b)| b.started.clone())
-            .min()
-            .unwrap_or_default(),
-        seconds: bundles.iter().map(|(_, b)| b.seconds).fold(0.0, f64::max),
-        jobs: first.jobs,
+        started,
+        seconds,
+        jobs,
         run,
         implementations,
     })
@@ -441,7 +446,7 @@ pub fn merge(bundles: Vec<(PathBuf, Bundle)>) -> Result<Merged, String> {
 
 /// An implementation's record while bundles are joined: its cases' results in the run's order
 /// (none yet where no bundle gave one), and the bundle it was first met in.
-type Joined<'a> = (Implementation, Vec<Option<CaseResult>>, &'a Path);
+type Joined = (Implementation, Vec<Option<CaseResult>>, PathBuf);
 
 /// The first field in which two runs differ, by the name a user knows it by.
 fn difference(a: &Run, b: &Run) -> Option<&'static str> {
@@ -544,14 +549,14 @@ fn shards_complete(bundles: &[(PathBuf, Bundle)]) -> Result<(), String> {
 impl Merged {
     /// The implementations' results as a run holds them, on `cases` (the run's selected cases,
     /// in its order), with each one's unknown expectations; judged later as any run's.
-    pub fn graded(&self, cases: &[Case]) -> Result<Vec<(Graded, Vec<String>)>, String> {
+    pub fn into_graded(self, cases: &[Case]) -> Result<Vec<(Graded, Vec<String>)>, String> {
         let scope = if self.run.scope == "brief" {
             Scope::BRIEF
         } else {
             Scope::FULL
         };
         self.implementations
-            .iter()
+            .into_iter()
             .map(|imp| {
                 let parts = |names: &[String]| -> Result<Vec<Part>, String> {
                     names
@@ -580,26 +585,27 @@ impl Merged {
                     ..Entry::reference()
                 };
                 entry.options.require_parts = parts(&imp.require_parts)?;
-                let ran = imp
-                    .cases
-                    .iter()
-                    .map(|c| c.ran.ran())
-                    .collect::<Result<Vec<Ran>, String>>()
-                    .map_err(|e| format!("`{}`: {e}", imp.name))?;
-                if ran.len() != cases.len() {
+                if imp.cases.len() != cases.len() {
                     return Err(format!("`{}`: not one result per case", imp.name));
                 }
+                let slow = imp.cases.iter().map(|c| c.slow).collect();
+                let ran = imp
+                    .cases
+                    .into_iter()
+                    .map(|c| c.ran.into_ran())
+                    .collect::<Result<Vec<Ran>, String>>()
+                    .map_err(|e| format!("`{}`: {e}", imp.name))?;
                 let graded = Graded {
                     entry,
                     started,
                     ran,
-                    slow: imp.cases.iter().map(|c| c.slow).collect(),
-                    expectations: imp.expectations.clone(),
+                    slow,
+                    expectations: imp.expectations,
                     scope,
                     passed: false,
                     apart: Default::default(),
                 };
-                Ok((graded, imp.unknown.clone()))
+                Ok((graded, imp.unknown))
             })
             .collect()
     }

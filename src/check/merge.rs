@@ -54,9 +54,15 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         .map_err(ConfigError)?;
     let merged = crate::bundle::merge(bundles).map_err(ConfigError)?;
     let cases = cases_of(&m.cases, &merged.run)?;
-    let given = merged.graded(&cases).map_err(ConfigError)?;
+    let (run, started, seconds, jobs) = (
+        merged.run.clone(),
+        merged.started.clone(),
+        merged.seconds,
+        merged.jobs,
+    );
+    let given = merged.into_graded(&cases).map_err(ConfigError)?;
     let (mut graded, mut unknown): (Vec<_>, Vec<_>) = given.into_iter().unzip();
-    let run = &merged.run;
+    let run = &run;
     let brief_only = run.scope == "brief";
     let opts = CheckOptions {
         cases: m.cases.clone(),
@@ -70,7 +76,7 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         } else {
             Selection::default()
         },
-        jobs: merged.jobs,
+        jobs,
         format: m.format,
         junit: m.junit.clone(),
         markdown: m.markdown.clone(),
@@ -95,14 +101,14 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         command: crate::provenance::command_line(),
         filters: run.filters.clone(),
         scope: if brief_only { "brief" } else { "full" },
-        started: merged.started.clone(),
-        seconds: merged.seconds,
+        started,
+        seconds,
     };
     let identity = m.bundle.as_ref().map(|_| Identity {
         run: run.clone(),
         shard: None,
         indices: (0..graded.len()).collect(),
-        jobs: merged.jobs,
+        jobs,
     });
     let all = super::apart::Cases {
         all: &cases,
