@@ -66,6 +66,7 @@ fn the_binary_checks_from_an_empty_folder_with_its_built_in_corpus() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_local_case_folder_runs_alongside_the_built_in_cases() {
     let dir = empty_folder("local-cases");
     std::fs::create_dir_all(dir.join("our-cases/tickets")).expect("folder");

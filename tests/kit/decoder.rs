@@ -285,6 +285,7 @@ fn run_text(input: &str, format: Format, layout: Layout) -> String {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn every_path_gives_the_oracles_results() {
     let mut p = Prng::new(0xdec0de);
     for case in 0..2000 {

@@ -246,6 +246,7 @@ fn python_and_fake() -> (String, String) {
 /// it runs); behind a shell that waits for it (or a launcher such as pyenv's shims), which keeps
 /// stdout open, it is seen when the time is up, from who still holds stdout.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn closing_stdout_and_staying_alive_is_named() {
     let (python, fake) = python_and_fake();
     let direct = format!("exec {python} {fake} close-output {VICTIM}");

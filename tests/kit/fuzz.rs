@@ -58,6 +58,7 @@ fn finds_shrinks_and_writes_a_case_that_fails_the_bug() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn same_seed_same_finding_whatever_the_jobs() {
     let one = run(1);
     let two = run(2);
@@ -71,6 +72,7 @@ fn same_seed_same_finding_whatever_the_jobs() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn brief_mode_ignores_clarifications_but_not_brief_bugs() {
     let opts = |brief_only| FuzzOptions {
         seed: 1,

@@ -88,6 +88,7 @@ fn lookup_table(dir: &Path) -> String {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_lookup_table_passes_the_public_corpus_and_fails_hidden_and_generated_cases() {
     let dir = fresh("lookup-table");
     let table = lookup_table(&dir);
@@ -196,6 +197,7 @@ fn the_node_example_passes_hidden_and_generated_cases() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn report_files_keep_a_hidden_case_to_its_name_unless_the_grader_says_otherwise() {
     let dir = fresh("hidden-reports");
     let table = lookup_table(&dir);
@@ -232,6 +234,7 @@ fn report_files_keep_a_hidden_case_to_its_name_unless_the_grader_says_otherwise(
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn json_events_carry_hidden_and_generated_cases_in_groups() {
     let dir = fresh("hidden-json");
     let table = lookup_table(&dir);
@@ -345,6 +348,7 @@ fn many_implementations_get_a_line_each() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_hidden_case_is_held_to_lint_and_may_not_take_a_public_id() {
     let dir = fresh("hidden-lint");
     let hidden = dir.join("hidden");
@@ -506,6 +510,7 @@ fn a_hostile_folder_name_stays_inert_in_every_report() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_lookup_table_that_skips_what_it_does_not_know_fails_too() {
     let dir = fresh("lookup-skips");
     let table = format!("{} --skip-unknown", lookup_table(&dir));
@@ -532,6 +537,7 @@ fn a_lookup_table_that_skips_what_it_does_not_know_fails_too() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn an_implementation_that_hangs_on_the_workloads_fails_them_in_bounded_time() {
     let dir = fresh("generated-hangs");
     // It answers as the Python example, and hangs on every case whose name says `generated`.

@@ -241,6 +241,7 @@ fn fuzz_out_must_be_a_folder_and_is_checked_first() {
 /// `--time 3` against an implementation that hangs on every sequence: the search stops within
 /// about one sequence's timeout of the bound, not after a whole batch of timeouts (54 s before).
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn fuzz_honours_its_time_bound() {
     let dir = folder("fuzz-time");
     let hang = fake("hang fuzz");
@@ -362,6 +363,7 @@ fn local_cases_are_linted_by_check() {
 /// One grade mixes a lines-mode implementation and a per-case one; a per-case program given as a
 /// lines-mode one is told to try `--per-case`; and the grade shows why it could not start.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn modes_mix_and_a_stdin_reader_is_told_about_per_case() {
     let dir = folder("modes");
     let per_case = format!(

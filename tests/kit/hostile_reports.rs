@@ -268,6 +268,7 @@ fn assert_json_lines(what: &str, out: &[u8]) {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn every_report_of_many_implementations_shows_hostile_text_inert() {
     let dir = folder("many");
     let base = ["--manifest", "many.json", "--cases", "cases"];
@@ -298,6 +299,7 @@ fn every_report_of_one_implementation_shows_hostile_text_inert() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn reports_of_huge_results_are_clipped_and_stay_small() {
     let dir = folder("huge");
     let impl_ = fake("huge");

@@ -1,12 +1,13 @@
-//! The integration tests, one binary (`cargo test --test kit`): each module was a file of
-//! `tests/` of its own, linked against the crate on its own; one link instead of forty is most
-//! of a fresh build's time saved. The tests that need a process of their own stay separate
+//! The integration tests, one binary (`cargo test --test kit`): one link of the crate instead
+//! of one per file, and one pool of test threads for all of them instead of a binary at a time
+//! waiting for its slowest test. The tests that need a process of their own are separate
 //! targets in Cargo.toml: `conformance` and `readme_rust` have `main`s of their own, and
 //! `state_at_exit` counts every allocation of its process.
 //!
-//! Tests that take more than a few seconds are `#[ignore]`d with the reason `slow`, and run by
-//! `cargo test -- --ignored` (which `.ci/run` runs) with those that need Node, Chromium or
-//! bubblewrap.
+//! A test that takes more than a few seconds is `#[ignore = "slow: ..."]`, so that `cargo test`
+//! stays within minutes on a fresh two-core machine; `cargo test -- --ignored` (which `.ci/run`
+//! runs) runs those with the ones that need Node, Chromium or bubblewrap. Each file keeps at
+//! least one test in the default run where its behaviour allows one of a few seconds.
 
 #[path = "../common/mod.rs"]
 mod common;

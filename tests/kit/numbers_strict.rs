@@ -56,6 +56,7 @@ fn spelling_steps() -> u64 {
 /// and judged, the fake reads `10.0` as `10` and fails them, and the summary says the
 /// declaration was refused. Before, there was no way to refuse it.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn numbers_strict_judges_the_steps_a_values_declaration_leaves_out() {
     let lenient = run_values("lenient", &["--format", "json"]);
     let summary = &events(&lenient, "summary")[0];
@@ -91,6 +92,7 @@ fn numbers_strict_judges_the_steps_a_values_declaration_leaves_out() {
 /// In a grade, each implementation's line starts with the steps left out for it, and its JSON
 /// event counts them. Before, the grade said nothing of them.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn the_grade_shows_the_steps_left_out_per_implementation() {
     let reference = format!("{} serve", env!("CARGO_BIN_EXE_hookcheck"));
     let human = run_values("grade", &["--impl", &reference]);

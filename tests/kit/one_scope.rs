@@ -84,6 +84,7 @@ fn the_cli_and_every_report_agree_on_the_brief_only_verdict() {
 
 /// The Rust library harness, with a `run` that asks the Python variant (one process per case).
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn the_library_harness_brief_only_runs_what_the_cli_runs() {
     let run = |operations: &[Value]| -> Vec<Value> {
         let mut child = Command::new("python3")
@@ -125,6 +126,7 @@ fn the_library_harness_brief_only_runs_what_the_cli_runs() {
 /// This repository's `cargo test --test conformance` (the harness binary cargo built beside this
 /// test) with `HOOKCHECK_IMPL` and `HOOKCHECK_ORIGIN=brief`.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn cargo_test_with_hookcheck_origin_brief_runs_what_the_cli_runs() {
     let harness = common::conformance_harness();
     let run = |origin: &str| {
@@ -161,6 +163,7 @@ fn cargo_test_with_hookcheck_origin_brief_runs_what_the_cli_runs() {
 /// Before, `cargo test --test conformance` had no way to declare a per-case command's parts or
 /// number reading: HOOKCHECK_PARTS was ignored and the roadmap's cases were all ignored.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn cargo_test_declares_a_per_case_commands_parts_and_numbers() {
     let harness = common::conformance_harness();
     let command = format!(

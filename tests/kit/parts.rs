@@ -89,6 +89,7 @@ fn builtin(part: &str) -> usize {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_not_implemented() {
     let dir = roadmap_cases("brief");
     // Today's verdict, on the built-in corpus alone.
@@ -412,6 +413,7 @@ fn the_new_part_names_are_accepted_wherever_a_part_is_named() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_case_without_part_5_runs_only_for_implementations_without_it() {
     let dir = fresh("parts-without");
     let id = "errors-outcomes-objects-without-part-5";
@@ -503,6 +505,7 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
 /// shell command ("sol.py: not found"), and `check --per-case --impl sol.py` started the
 /// lines-mode adapter for a per-case run.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_solution_file_takes_the_adapters_options_after_it() {
     let dir = common::fresh("parts-after-file");
     std::fs::copy(

@@ -4,8 +4,9 @@
 //! `submissions/*/solution.py` two copies of it, `grading.toml` a manifest of it, and `~` a home
 //! of its own with `~/grading/hidden` and `~/.venvs/grading`). A command must exit 0. A command
 //! this test cannot run is a failure naming its line, unless it is one of [`RUN_ELSEWHERE`].
-//! Commands that need Node or bubblewrap, or take minutes in a debug build (`fuzz`), run in the
-//! ignored test, which `.ci/run` runs after installing what they need.
+//! Commands that need Node or bubblewrap, or take minutes in a debug build (`fuzz`), run in a
+//! test of their own; the others take tens of seconds together: both tests are ignored, and
+//! `.ci/run` runs them with `--ignored` after installing what the first needs.
 
 use crate::common;
 
@@ -236,6 +237,7 @@ fn check(wanted: impl Fn(Option<&'static str>) -> bool) {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn every_readme_command_a_fresh_machine_can_run_works_as_written() {
     check(|needs| needs.is_none());
 }

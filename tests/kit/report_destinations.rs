@@ -51,6 +51,7 @@ fn contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn no_report_flag_can_overwrite_an_input() {
     let dir = grader("inputs");
     let before = contents(&dir);

@@ -412,6 +412,7 @@ fn hidden_folder(test: &str) -> std::path::PathBuf {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn hidden_cases_and_generated_workloads_match_the_schema() {
     let hidden = hidden_folder("one");
     let hidden = hidden.to_str().expect("utf-8 path");

@@ -188,6 +188,7 @@ fn endless_bytes_after_a_good_start_stop_where_they_begin() {
 type Blanks = (&'static [u8], [(u8, usize); 2], &'static [u8], &'static str);
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn blanks_in_an_array_are_skipped_not_kept() {
     const BLANKS: usize = 100 << 20;
     // (before the blanks, the blanks as (byte, count) runs, after them, the output): after the

@@ -25,6 +25,7 @@ fn copy(from: &Path, to: &Path) {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_planted_bug_fails_the_examples_own_tests_with_a_file_and_line() {
     let dir = common::scratch().join(format!("hookcheck-rust-example-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -53,6 +53,7 @@ fn verdicts(o: &std::process::Output) -> Vec<(String, String, String)> {
 const ROADMAP_PARTS: [&str; 4] = ["policy", "retry-after", "auto-disable", "dead-letters"];
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn file_names_with_shell_syntax_are_ordinary_file_names() {
     use std::os::unix::ffi::OsStrExt;
     let dir = folder("names");
@@ -115,6 +116,7 @@ fn file_names_with_shell_syntax_are_ordinary_file_names() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn an_implementation_that_checks_nothing_does_not_pass() {
     let dir = folder("nothing");
     // A handshake that declares no part.
@@ -145,6 +147,7 @@ fn an_implementation_that_checks_nothing_does_not_pass() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_skipped_case_is_not_a_pass_unless_skips_are_allowed() {
     let dir = folder("skips");
     // Skips exactly the cases it would get wrong: the grade must not call it a pass.
@@ -228,6 +231,7 @@ fn a_required_part_that_is_not_declared_fails() {
 /// A crash in one operation (every pause case) errors those cases only: the same grade whatever
 /// the number of jobs.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_crash_in_some_cases_gives_the_same_grade_with_any_jobs() {
     let dir = folder("jobs");
     let command = format!("python3 {} crash-hard pause", fake());
@@ -389,6 +393,7 @@ fn an_answer_over_the_limit_errors_its_case() {
 
 /// 100 MiB written after the answer, and 1 MiB per result: hookcheck's memory stays small.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn floods_on_stdout_are_bounded() {
     let dir = folder("flood");
     for fault in ["flood-stdout", "big-results"] {
@@ -416,6 +421,7 @@ fn survivors(tag: &str) -> Vec<String> {
 /// What an implementation starts, in its group or in a session of its own, is gone after a
 /// clean run, a timeout, SIGINT and SIGTERM; an interrupted run still prints its report.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn nothing_outlives_a_run() {
     let dir = folder("orphans");
     let marker = dir.join("marker");
