@@ -144,6 +144,7 @@ fn a_lookup_table_passes_the_public_corpus_and_fails_hidden_and_generated_cases(
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn the_reference_and_the_python_example_pass_hidden_and_generated_cases() {
     let dir = fresh("hidden-reference");
     let hidden = hidden_folder(&dir);

@@ -74,6 +74,7 @@ fn durations_out_of_range_are_refused_with_the_range() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn report_destinations_are_checked_before_the_run() {
     let dir = folder("destinations");
     let hang = fake("hang ::");

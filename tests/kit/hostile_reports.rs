@@ -284,6 +284,7 @@ fn every_report_of_many_implementations_shows_hostile_text_inert() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn every_report_of_one_implementation_shows_hostile_text_inert() {
     let dir = folder("one");
     let base = ["--manifest", "one.json", "--cases", "cases"];

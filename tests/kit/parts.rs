@@ -342,6 +342,7 @@ fn a_part_declared_without_one_it_builds_on_is_refused_naming_it() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn the_new_part_names_are_accepted_wherever_a_part_is_named() {
     let dir = roadmap_cases("names");
     let serve = format!("{} serve --per-case", env!("CARGO_BIN_EXE_hookcheck"));

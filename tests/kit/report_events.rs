@@ -275,6 +275,7 @@ fn a_single_run_matches_the_schema_and_names_the_differing_step() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_many_run_matches_the_schema_and_counts_what_could_not_start() {
     let dead = format!("exit 3 # {LINE_ENDS}");
     let out = hookcheck(&[

@@ -200,6 +200,7 @@ fn a_skipped_case_is_not_a_pass_unless_skips_are_allowed() {
 }
 
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn a_required_part_that_is_not_declared_fails() {
     let dir = folder("require");
     let command = format!("FAKE_PARTS=retries,ordering python3 {} none @@", fake());
@@ -264,6 +265,7 @@ fn a_crash_in_some_cases_gives_the_same_grade_with_any_jobs() {
 
 /// Far more jobs than cores: capped with a warning, and a correct implementation passes.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn overload_is_not_failure() {
     let dir = folder("overload");
     let solution = std::fs::read(root().join("examples/python/dispatcher.py")).expect("example");
@@ -533,6 +535,7 @@ fn fuzz_overload_finds_nothing_in_the_reference() {
 
 /// Ctrl-C during `fuzz` stops it with what it had: the sequence it cut short is no finding.
 #[test]
+#[ignore = "slow: .ci/run runs it with --ignored"]
 fn an_interrupted_fuzz_run_reports_no_false_finding() {
     let dir = folder("fuzz-interrupt");
     let command = format!("python3 {} none @@", fake());
