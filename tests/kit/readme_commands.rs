@@ -92,9 +92,9 @@ fn needs(text: &str) -> Option<&'static str> {
     }
 }
 
-/// The folder the commands run in, with every file the README names.
-fn stage() -> PathBuf {
-    let dir = common::fresh("readme-commands");
+/// The folder the commands of `test` run in, with every file the README names.
+fn stage(test: &str) -> PathBuf {
+    let dir = common::fresh(&format!("readme-commands-{test}"));
     let root = common::root();
     let copy = |from: &str, to: &str| {
         let to = dir.join(to);
@@ -194,7 +194,8 @@ fn run(dir: &Path, text: &str) -> (Option<i32>, String) {
 }
 
 /// Runs the README's commands that `wanted` accepts; every other command must be accounted for.
-fn check(wanted: impl Fn(Option<&'static str>) -> bool) {
+/// `test` names the folder they run in: both tests run at once under `--ignored`.
+fn check(test: &str, wanted: impl Fn(Option<&'static str>) -> bool) {
     let commands = shown();
     assert!(
         commands
@@ -202,7 +203,7 @@ fn check(wanted: impl Fn(Option<&'static str>) -> bool) {
             .any(|c| c.text.starts_with("hookcheck check")),
         "no `hookcheck check` command found in the README's sh blocks: {commands:?}"
     );
-    let dir = stage();
+    let dir = stage(test);
     let mut failures = Vec::new();
     let mut ran = 0;
     for c in &commands {
@@ -239,13 +240,13 @@ fn check(wanted: impl Fn(Option<&'static str>) -> bool) {
 #[test]
 #[ignore = "slow: .ci/run runs it with --ignored"]
 fn every_readme_command_a_fresh_machine_can_run_works_as_written() {
-    check(|needs| needs.is_none());
+    check("fresh-machine", |needs| needs.is_none());
 }
 
 #[test]
 #[ignore = "needs node and bubblewrap, and minutes: .ci/run installs them and runs ignored tests"]
 fn every_readme_command_that_needs_node_bubblewrap_or_minutes_works_as_written() {
-    check(|needs| needs.is_some());
+    check("node-bubblewrap-minutes", |needs| needs.is_some());
 }
 
 #[test]
