@@ -1026,6 +1026,7 @@ cases:
 
     /// 300,000 steps: more nodes than serde-saphyr's default budget of 250,000 allows.
     #[test]
+    #[ignore = "slow: .ci/run runs it with --ignored"]
     fn long_files_load() {
         let mut text = FILE.to_string();
         for _ in 0..300_000 {

@@ -390,6 +390,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "slow: .ci/run runs it with --ignored"]
     fn a_case_without_a_declared_part_is_ignored_with_the_reason_and_run_otherwise() {
         let name = "errors::errors-outcomes-objects-without-part-5";
         // Stands for an implementation of the brief: what it answers is what the case expects.

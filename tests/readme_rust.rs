@@ -1,6 +1,6 @@
 //! The README's Rust snippet, compiled and run as written (`harness = false`: its `main` runs the
 //! corpus on the reference through the library harness). The text between the markers must
-//! appear verbatim in README.md (tests/readme.rs checks it); `my_dispatcher` stands for the
+//! appear verbatim in README.md (tests/kit/readme.rs checks it); `my_dispatcher` stands for the
 //! reader's crate.
 
 mod my_dispatcher {

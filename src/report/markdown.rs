@@ -219,6 +219,7 @@ mod tests {
     /// 1,000 implementations with long names full of markdown, and a command line naming every
     /// one: before, the grade table and the provenance line alone were far above the limit.
     #[test]
+    #[ignore = "slow: .ci/run runs it with --ignored"]
     fn a_thousand_implementations_with_long_names_stay_under_the_limit() {
         let cases = cases();
         let long = "|<b>*x*</b>`".repeat(400);

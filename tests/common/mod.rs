@@ -1,7 +1,5 @@
-//! Shared by the integration tests: the package root, the corpus, and commands that run Python
-//! files through the adapter.
-
-#![allow(dead_code)] // Each test file uses a different part of this.
+//! Shared by the integration tests (the modules of tests/kit): the package root, the corpus,
+//! and commands that run Python files through the adapter.
 
 use hookcheck::case::Case;
 use hookcheck::corpus::Corpus;
@@ -33,8 +31,13 @@ pub fn python_impl(file: &str) -> String {
 /// A grader's folder: `submissions/{good,capped}/solution.py` and `grading.toml`, which adds
 /// an implementation that hangs on one ordering case and one that crashes on one pause case.
 /// `capped` is the example with the last wait capped at 240 s instead of 300 s.
+#[track_caller]
 pub fn grader_folder(test: &str) -> std::path::PathBuf {
-    let dir = scratch().join(format!("hookcheck-grading-{test}-{}", std::process::id()));
+    let dir = scratch().join(format!(
+        "hookcheck-grading-{}-{test}-{}",
+        caller(),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     let original =
         std::fs::read_to_string(root().join("examples/python/dispatcher.py")).unwrap_or_default();
@@ -141,9 +144,24 @@ pub fn scratch() -> std::path::PathBuf {
     dir
 }
 
-/// A new, empty folder of this test process for `name`, in [`scratch`].
+/// The file of the test that called: every test of tests/kit shares one process, so the
+/// folders named after a test and the process are named after its file as well.
+#[track_caller]
+fn caller() -> String {
+    let file = Path::new(std::panic::Location::caller().file());
+    file.file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
+/// A new, empty folder of this test process for `name` (in the calling test's file), in
+/// [`scratch`].
+#[track_caller]
 pub fn fresh(name: &str) -> std::path::PathBuf {
-    let dir = scratch().join(format!("hookcheck-{name}-{}", std::process::id()));
+    let dir = scratch().join(format!(
+        "hookcheck-{}-{name}-{}",
+        caller(),
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     dir
@@ -199,7 +217,6 @@ pub fn says(o: &Output, code: i32, needle: &str) {
 
 /// This repository's `cargo test --test conformance` binary, which cargo built beside the test
 /// that asks.
-#[allow(dead_code)]
 pub fn conformance_harness() -> PathBuf {
     let deps = std::env::current_exe()
         .ok()
@@ -229,7 +246,6 @@ pub fn conformance_harness() -> PathBuf {
 
 /// `hookcheck ARGS` in `dir`, sent SIGINT after `after`, as a user pressing Ctrl-C: what it
 /// printed and how it ended.
-#[allow(dead_code)]
 pub fn interrupted(dir: &Path, args: &[&str], after: std::time::Duration) -> Output {
     let child = Command::new(env!("CARGO_BIN_EXE_hookcheck"))
         .args(args)

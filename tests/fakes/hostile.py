@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An implementation that writes hostile text into everything hookcheck shows, for
-tests/hostile_reports.rs. It answers like examples/python/dispatcher.py, except:
+tests/kit/hostile_reports.rs. It answers like examples/python/dispatcher.py, except:
 
     hostile.py hostile   a hostile handshake (name, language, version); by case, hostile text
                          as a result, a skip reason, an errored message and traceback, or on
@@ -15,7 +15,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples", "python"))
 import dispatcher  # noqa: E402
 
-# Kept in step with HOSTILE in tests/hostile_reports.rs.
+# Kept in step with HOSTILE in tests/kit/hostile_reports.rs.
 HOSTILE = [
     "\x1b[1A\x1b[2KPASSED",
     "<!--<script>",

@@ -129,6 +129,7 @@ mod tests {
     use super::super::tests::generator;
 
     #[test]
+    #[ignore = "slow: .ci/run runs it with --ignored"]
     fn probes_are_additions_of_absent_parts_only() {
         let roadmap = [
             Part::Policy,
