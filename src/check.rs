@@ -229,18 +229,10 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             out,
         )
     } else {
-        let expected = expectations
-            .into_iter()
-            .zip(unknown)
-            .map(|(expectations, unknown)| Expected {
-                expectations,
-                unknown,
-            })
-            .collect();
         many(
             opts,
             Work::Run(entries),
-            expected,
+            Expected::each(expectations, unknown),
             cases,
             (started_at, provenance),
             identity.as_ref(),
@@ -352,6 +344,20 @@ impl Identity {
 struct Expected {
     expectations: Option<Expectations>,
     unknown: Vec<String>,
+}
+
+impl Expected {
+    /// Each implementation's, from its expectations and its unknown cases, in the same order.
+    fn each(expectations: Vec<Option<Expectations>>, unknown: Vec<Vec<String>>) -> Vec<Expected> {
+        expectations
+            .into_iter()
+            .zip(unknown)
+            .map(|(expectations, unknown)| Expected {
+                expectations,
+                unknown,
+            })
+            .collect()
+    }
 }
 
 /// Output whose reader may go away: writes after a broken pipe are dropped, not errors.

@@ -133,18 +133,10 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
             out,
         )
     } else {
-        let expected = expectations
-            .into_iter()
-            .zip(unknown)
-            .map(|(expectations, unknown)| Expected {
-                expectations,
-                unknown,
-            })
-            .collect();
         many(
             &opts,
             Work::Given(graded),
-            expected,
+            Expected::each(expectations, unknown),
             all,
             timing,
             identity.as_ref(),

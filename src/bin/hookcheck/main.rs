@@ -545,15 +545,24 @@ fn check(args: CheckArgs) -> ExitCode {
         github: matches!(args.format, FormatArg::Github),
         badge: args.badge,
     };
+    reported("check", |out| hookcheck::check::run(&opts, out))
+}
+
+/// Runs a reporting command on stdout: exit status 0 when everything passed, 1 when something
+/// did not, 2 with the message for a usage or configuration error.
+fn reported(
+    name: &str,
+    report: impl FnOnce(&mut io::StdoutLock) -> Result<bool, hookcheck::check::ConfigError>,
+) -> ExitCode {
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    match hookcheck::check::run(&opts, &mut out) {
+    match report(&mut out) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             let _ = out.flush();
             // The message can carry an implementation's stderr (a failed handshake).
-            say_err!("hookcheck check: {}", hookcheck::inert::terminal(&e.0));
+            say_err!("hookcheck {name}: {}", hookcheck::inert::terminal(&e.0));
             ExitCode::from(2)
         }
     }
@@ -587,17 +596,7 @@ fn merge(args: MergeArgs) -> ExitCode {
         github: matches!(args.format, FormatArg::Github),
         badge: args.badge,
     };
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    match hookcheck::check::merge(&opts, &mut out) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            let _ = out.flush();
-            say_err!("hookcheck merge: {}", hookcheck::inert::terminal(&e.0));
-            ExitCode::from(2)
-        }
-    }
+    reported("merge", |out| hookcheck::check::merge(&opts, out))
 }
 
 fn diff(old: &Path, new: &Path, markdown: Option<&Path>) -> ExitCode {
