@@ -127,6 +127,9 @@ pub struct CaseResult {
     /// It timed out with the others and passed when run again alone.
     #[serde(default)]
     pub slow: bool,
+    /// It did not pass in an earlier run and passed when run again (`check --rerun-failed`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
 }
 
 /// What running the case gave, before it is judged.
@@ -229,7 +232,8 @@ impl Implementation {
                 .iter()
                 .zip(&judged.verdicts)
                 .zip(g.ran.iter().zip(&g.slow))
-                .map(|((c, v), (ran, slow))| {
+                .enumerate()
+                .map(|(i, ((c, v), (ran, slow)))| {
                     let report = crate::report::message(v);
                     CaseResult {
                         case: c.name(),
@@ -237,6 +241,7 @@ impl Implementation {
                         report: (!report.is_empty()).then(|| report.into_owned()),
                         ran: RanRecord::of(ran),
                         slow: *slow,
+                        flaky: g.flaky.get(i).copied().unwrap_or(false),
                     }
                 })
                 .collect(),
@@ -589,6 +594,12 @@ impl Merged {
                     return Err(format!("`{}`: not one result per case", imp.name));
                 }
                 let slow = imp.cases.iter().map(|c| c.slow).collect();
+                let flaky: Vec<bool> = imp.cases.iter().map(|c| c.flaky).collect();
+                let flaky = if flaky.contains(&true) {
+                    flaky
+                } else {
+                    Vec::new()
+                };
                 let ran = imp
                     .cases
                     .into_iter()
@@ -600,6 +611,7 @@ impl Merged {
                     started,
                     ran,
                     slow,
+                    flaky,
                     expectations: imp.expectations,
                     scope,
                     passed: false,
@@ -662,6 +674,7 @@ mod tests {
                             report: None,
                             ran: RanRecord::NotRun { reason: "x".into() },
                             slow: false,
+                            flaky: false,
                         })
                         .collect(),
                 })

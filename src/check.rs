@@ -20,6 +20,7 @@ use std::time::Instant;
 
 mod apart;
 mod merge;
+mod rerun;
 
 pub use merge::{MergeOptions, merge};
 
@@ -74,6 +75,9 @@ pub struct CheckOptions {
     pub github: bool,
     /// A folder to write a shields.io endpoint badge per implementation into (`--badge`).
     pub badge: Option<PathBuf>,
+    /// An earlier run's bundle: run again only the pairs that did not pass in it, and report
+    /// the whole run with them (`--rerun-failed`).
+    pub rerun_failed: Option<PathBuf>,
 }
 
 /// A problem with the run's configuration (exit status 2), as opposed to failing cases.
@@ -97,6 +101,9 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
         ));
     }
     badge_folder(opts.badge.as_deref())?;
+    if let Some(old) = &opts.rerun_failed {
+        return rerun::rerun(opts, old, out);
+    }
     let (mut cases, mut known) = select(opts)?;
     // Taken now, so that `started` is when the run started, and of the whole selection, which
     // every shard shares. Of the public cases only: the digest of the hidden ones would tell a
@@ -615,6 +622,10 @@ fn one(
             if slow > 0 {
                 notes.push(slow_note(slow));
             }
+            let flaky = g.flaky.iter().filter(|f| **f).count();
+            if flaky > 0 {
+                notes.push(style.warn(&flaky_note(flaky)));
+            }
             let grade = &judged.grade;
             // The summary says on a line of its own how numbers were judged.
             notes.push(format!("in the brief's terms: {}", grade.in_brief_terms()));
@@ -643,8 +654,17 @@ fn one(
         }
         Format::Json => {
             let scope = g.scope.with_numbers(g.numbers());
-            for ((c, v), (ran, slow)) in cases.iter().zip(verdicts).zip(g.ran.iter().zip(&g.slow)) {
-                writeln!(out, "{}", report::json_case(c, v, ran, scope, *slow)).map_err(io)?;
+            for (i, ((c, v), (ran, slow))) in cases
+                .iter()
+                .zip(verdicts)
+                .zip(g.ran.iter().zip(&g.slow))
+                .enumerate()
+            {
+                let event = report::json::flagged(
+                    report::json::case_event(c, v, ran, scope, *slow),
+                    g.flaky.get(i).copied().unwrap_or(false),
+                );
+                writeln!(out, "{}", report::json::line(&event)).map_err(io)?;
             }
             for event in report::json::apart_cases(&g.apart, scope) {
                 writeln!(out, "{}", report::json::line(&event)).map_err(io)?;
@@ -804,6 +824,16 @@ fn slow_note(slow: usize) -> String {
     )
 }
 
+/// What a pass after a failure in the earlier run means (`--rerun-failed`), for the closing lines.
+fn flaky_note(flaky: usize) -> String {
+    format!(
+        "{flaky} of the passes {} flaky: {} did not pass in the earlier run and passed when run \
+         again (a flaky pass is still a pass; the implementation's answers change between runs)",
+        if flaky == 1 { "was" } else { "were" },
+        if flaky == 1 { "it" } else { "they" }
+    )
+}
+
 /// Many implementations: their grade, in a table and in the brief's terms.
 fn many(
     opts: &CheckOptions,
@@ -929,10 +959,14 @@ fn many(
             )
             .map_err(io)?;
             for g in &graded {
+                let name = crate::inert::terminal_line(&g.entry.name);
                 let slow = g.slow.iter().filter(|s| **s).count();
                 if slow > 0 {
-                    let name = crate::inert::terminal_line(&g.entry.name);
                     writeln!(out, "{name}: {}", slow_note(slow)).map_err(io)?;
+                }
+                let flaky = g.flaky.iter().filter(|f| **f).count();
+                if flaky > 0 {
+                    writeln!(out, "{name}: {}", style.warn(&flaky_note(flaky))).map_err(io)?;
                 }
             }
         }

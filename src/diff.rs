@@ -64,7 +64,7 @@ pub struct Diff {
 }
 
 /// A verdict that does not fail a run, as `--format json` words verdicts.
-fn passes(verdict: &str) -> bool {
+pub fn passes(verdict: &str) -> bool {
     matches!(
         verdict,
         "passed" | "not_applicable" | "expected_failure" | "unexpected_pass"
@@ -306,6 +306,7 @@ mod tests {
                 report: None,
                 ran: RanRecord::Spelling,
                 slow: false,
+                flaky: false,
             });
         }
         Bundle {

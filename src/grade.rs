@@ -59,6 +59,9 @@ pub struct Graded {
     pub ran: Vec<Ran>,
     /// The cases that timed out and then passed when run again alone: passes, counted apart.
     pub slow: Vec<bool>,
+    /// The cases that did not pass in an earlier run and passed when run again
+    /// (`--rerun-failed`): passes, reported as flaky; empty when nothing was rerun.
+    pub flaky: Vec<bool>,
     /// Its expectations (known failures), if it has some.
     pub expectations: Option<Expectations>,
     /// What the run compares: everything, or what the brief states (`--origin brief`). Every
@@ -488,6 +491,7 @@ impl Slot {
                 .unwrap_or(Err("no case was run".to_string())),
             ran,
             slow,
+            flaky: Vec::new(),
             expectations: None,
             scope: Scope::FULL,
             passed: false,

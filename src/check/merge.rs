@@ -53,17 +53,7 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         .collect::<Result<Vec<_>, String>>()
         .map_err(ConfigError)?;
     let merged = crate::bundle::merge(bundles).map_err(ConfigError)?;
-    let cases = cases_of(&m.cases, &merged.run)?;
-    let (run, started, seconds, jobs) = (
-        merged.run.clone(),
-        merged.started.clone(),
-        merged.seconds,
-        merged.jobs,
-    );
-    let given = merged.into_graded(&cases).map_err(ConfigError)?;
-    let (mut graded, mut unknown): (Vec<_>, Vec<_>) = given.into_iter().unzip();
-    let run = &run;
-    let brief_only = run.scope == "brief";
+    let brief_only = merged.run.scope == "brief";
     let opts = CheckOptions {
         cases: m.cases.clone(),
         hidden: None,
@@ -76,14 +66,14 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         } else {
             Selection::default()
         },
-        jobs,
+        jobs: merged.jobs,
         format: m.format,
         junit: m.junit.clone(),
         markdown: m.markdown.clone(),
         html: m.html.clone(),
         expect: None,
-        strict: run.strict,
-        allow_skips: run.allow_skips,
+        strict: merged.run.strict,
+        allow_skips: merged.run.allow_skips,
         allow_unreviewed: false,
         write_expectations: None,
         color: m.color,
@@ -94,7 +84,29 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         shard_by: Default::default(),
         github: m.github,
         badge: m.badge.clone(),
+        rerun_failed: None,
     };
+    report(&opts, merged, out)
+}
+
+/// Reports the results of a whole run held in `merged` as `check` reports a run, with `opts`'s
+/// outputs; the cases are loaded by name from `opts.cases` and must be the run's.
+pub(super) fn report(
+    opts: &CheckOptions,
+    merged: crate::bundle::Merged,
+    out: &mut impl Write,
+) -> Result<bool, ConfigError> {
+    let cases = cases_of(&opts.cases, &merged.run)?;
+    let (run, started, seconds, jobs) = (
+        merged.run.clone(),
+        merged.started.clone(),
+        merged.seconds,
+        merged.jobs,
+    );
+    let given = merged.into_graded(&cases).map_err(ConfigError)?;
+    let (mut graded, mut unknown): (Vec<_>, Vec<_>) = given.into_iter().unzip();
+    let run = &run;
+    let brief_only = run.scope == "brief";
     let provenance = Provenance {
         version: env!("CARGO_PKG_VERSION"),
         corpus: run.corpus.clone(),
@@ -104,7 +116,7 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         started,
         seconds,
     };
-    let identity = m.bundle.as_ref().map(|_| Identity {
+    let identity = opts.bundle.as_ref().map(|_| Identity {
         run: run.clone(),
         shard: None,
         indices: (0..graded.len()).collect(),
@@ -124,7 +136,7 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         };
         let g = graded.remove(0);
         one(
-            &opts,
+            opts,
             Work::Given(g),
             expected,
             all,
@@ -134,7 +146,7 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
         )
     } else {
         many(
-            &opts,
+            opts,
             Work::Given(graded),
             Expected::each(expectations, unknown),
             all,
@@ -146,7 +158,10 @@ pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError
 }
 
 /// The run's cases, by name, from `sources`: refused unless they are the cases the bundles ran.
-fn cases_of(sources: &Sources, run: &crate::bundle::Run) -> Result<Vec<Case>, ConfigError> {
+pub(super) fn cases_of(
+    sources: &Sources,
+    run: &crate::bundle::Run,
+) -> Result<Vec<Case>, ConfigError> {
     let corpus = Corpus::gather(sources);
     let by_name: HashMap<String, &Case> = corpus.cases.iter().map(|c| (c.name(), c)).collect();
     let cases = run

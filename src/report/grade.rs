@@ -262,8 +262,11 @@ pub fn json_implementation(
         "steps_not_applicable": judged.left_out,
         "brief_terms": grade.in_brief_terms(),
         "total": tally.to_json(),
-        "cases": cases.iter().zip(verdicts).zip(g.ran.iter().zip(&g.slow))
-            .map(|((c, v), (ran, slow))| super::json::case(c, v, ran, scope, *slow))
+        "cases": cases.iter().zip(verdicts).zip(g.ran.iter().zip(&g.slow)).enumerate()
+            .map(|(i, ((c, v), (ran, slow)))| super::json::flagged(
+                super::json::case(c, v, ran, scope, *slow),
+                g.flaky.get(i).copied().unwrap_or(false),
+            ))
             .collect::<Vec<Value>>(),
     });
     super::json::apart_fields(&mut event, &g.apart);

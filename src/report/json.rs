@@ -139,11 +139,25 @@ pub fn apart_fields(event: &mut Value, apart: &Apart) {
 
 /// A `case` event of a single-implementation run.
 pub fn json_case(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> String {
+    line(&case_event(c, v, ran, scope, slow))
+}
+
+/// The `case` event: `event` first, then [`case`]'s fields.
+pub fn case_event(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> Value {
     let mut event = json!({"event": "case"});
     if let (Value::Object(e), Value::Object(fields)) = (&mut event, case(c, v, ran, scope, slow)) {
         e.extend(fields);
     }
-    line(&event)
+    event
+}
+
+/// A case's fields with `"flaky": true` when it did not pass in the earlier run and passed when
+/// rerun (`--rerun-failed`); unchanged otherwise.
+pub fn flagged(mut case: Value, flaky: bool) -> Value {
+    if flaky && let Value::Object(fields) = &mut case {
+        fields.insert("flaky".to_string(), Value::Bool(true));
+    }
+    case
 }
 
 /// The `summary` event of a single-implementation run: counts per row and in total, the parts

@@ -197,6 +197,7 @@ pub(crate) mod fixtures {
                         .collect()
                 },
                 slow: vec![false; cases.len()],
+                flaky: Vec::new(),
                 expectations: None,
                 scope: crate::compare::Scope::FULL,
                 passed: i % 2 == 0,

@@ -482,3 +482,107 @@ fn github_format_annotates_failing_cases_fills_the_step_summary_and_writes_badge
         "not a badge"
     );
 }
+
+/// A solution that fails every case of an odd number of operations until `FLAKY_PASS=1`, and
+/// then logs each case it is sent.
+const FLAKY: &str = r#"
+import os, sys
+sys.path.insert(0, os.environ["EXAMPLES"])
+from dispatcher import run as good, HOOKCHECK_PARTS
+
+def run(operations):
+    results = good(operations)
+    if os.environ.get("FLAKY_PASS") == "1":
+        with open(os.environ["SENT_LOG"], "a") as log:
+            log.write("case\n")
+        return results
+    if len(operations) % 2 == 1:
+        return results[:-1] + ["wrong"]
+    return results
+"#;
+
+#[test]
+fn rerun_failed_runs_only_what_failed_and_marks_its_passes_flaky() {
+    let dir = fresh("shards-rerun");
+    std::fs::write(dir.join("flaky.py"), FLAKY).expect("the solution");
+    let manifest = format!(
+        "[[implementation]]\nname = \"svc\"\ncommand = \"{}\"\n",
+        python_impl("examples/python/dispatcher.py").replace(
+            &common::root()
+                .join("examples/python/dispatcher.py")
+                .display()
+                .to_string(),
+            &dir.join("flaky.py").display().to_string()
+        )
+    );
+    std::fs::write(dir.join("grading.toml"), manifest).expect("a manifest");
+    let log = dir.join("sent.log");
+    let run = |args: &[&str], pass: &str| -> Output {
+        Command::new(env!("CARGO_BIN_EXE_hookcheck"))
+            .args(["check", "--manifest", "grading.toml", "--part", "pause"])
+            .args(args)
+            .current_dir(&dir)
+            .env("FLAKY_PASS", pass)
+            .env("SENT_LOG", &log)
+            .env("EXAMPLES", common::root().join("examples/python"))
+            .env("TMPDIR", common::scratch())
+            .output()
+            .expect("hookcheck runs")
+    };
+    let first = run(&["--bundle", "old.json"], "0");
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first));
+    let old: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("old.json")).expect("a bundle"))
+            .expect("JSON");
+    let failed: Vec<String> = old["implementations"][0]["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| c["verdict"] == "failed")
+        .map(|c| c["case"].as_str().expect("a name").to_string())
+        .collect();
+    let all = old["run"]["cases"].as_array().expect("cases").len();
+    assert!(
+        !failed.is_empty() && failed.len() < all,
+        "{} of {all}",
+        failed.len()
+    );
+    let again = run(
+        &[
+            "--rerun-failed",
+            "old.json",
+            "--bundle",
+            "new.json",
+            "--format",
+            "json",
+        ],
+        "1",
+    );
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let sent = std::fs::read_to_string(&log).expect("the log of cases sent");
+    assert_eq!(
+        sent.lines().count(),
+        failed.len(),
+        "only the failed pairs ran"
+    );
+    // One implementation: the one-implementation report, a `case` event per case.
+    let events: Vec<Value> = String::from_utf8_lossy(&again.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON event"))
+        .collect();
+    let flaky: Vec<&str> = events
+        .iter()
+        .filter(|e| e["event"] == "case" && e["flaky"] == true)
+        .map(|c| c["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(
+        flaky, failed,
+        "every pass of a rerun failure is flaky, and only those"
+    );
+    let human = run(&["--rerun-failed", "old.json"], "1");
+    says(&human, 0, "flaky: they did not pass in the earlier run");
+    let out = hookcheck(&dir, &["diff", "old.json", "new.json"]);
+    says(&out, 0, "fixes (failed before, pass now)");
+    let out = run(&["--rerun-failed", "old.json", "--bundle", "old.json"], "1");
+    says(&out, 2, "--bundle");
+}

@@ -332,6 +332,11 @@ pub struct CheckArgs {
     /// the whole run (`hookcheck merge`).
     #[arg(long, value_name = "K/N", value_parser = shard_parser)]
     pub shard: Option<hookcheck::shard::Shard>,
+    /// Run again only the pairs that did not pass in this earlier run's bundle (same
+    /// implementations, flags and cases), then report the whole run: a pair that passes now is
+    /// reported as flaky, never as a plain pass.
+    #[arg(long, value_name = "BUNDLE")]
+    pub rerun_failed: Option<PathBuf>,
     /// What --shard splits: each implementation into one shard (the default), or the cases,
     /// every implementation running in every shard on its share.
     #[arg(long, value_name = "WHAT", value_parser = ["implementation", "case"], requires = "shard")]

@@ -544,6 +544,7 @@ fn check(args: CheckArgs) -> ExitCode {
             .unwrap_or_default(),
         github: matches!(args.format, FormatArg::Github),
         badge: args.badge,
+        rerun_failed: args.rerun_failed,
     };
     reported("check", |out| hookcheck::check::run(&opts, out))
 }
