@@ -310,6 +310,38 @@ impl Bundle {
     }
 }
 
+impl Run {
+    /// The run's cases, by name, from `sources`: refused unless they are the cases the run ran
+    /// (the same digest), since a bundle holds their names and digests, not their text.
+    pub fn cases_in(&self, sources: &crate::corpus::Sources) -> Result<Vec<Case>, String> {
+        let described = sources.describe();
+        let corpus = crate::corpus::Corpus::gather(sources);
+        let by_name: std::collections::HashMap<String, &Case> =
+            corpus.cases.iter().map(|c| (c.name(), c)).collect();
+        let cases = self
+            .cases
+            .iter()
+            .map(|name| {
+                by_name.get(name).map(|c| (*c).clone()).ok_or_else(|| {
+                    format!(
+                        "the bundles ran `{name}`, which {described} does not hold: give the \
+                         --cases the check was given"
+                    )
+                })
+            })
+            .collect::<Result<Vec<Case>, String>>()?;
+        let digest = crate::provenance::digest(&cases);
+        if digest != self.corpus {
+            return Err(format!(
+                "the cases here are not the ones the bundles ran (corpus {digest} here, {} in the \
+                 bundles): use the hookcheck and the --cases the check was given",
+                self.corpus
+            ));
+        }
+        Ok(cases)
+    }
+}
+
 /// Bundles joined: the whole run's implementations in order, each with every case.
 #[derive(Debug)]
 pub struct Merged {

@@ -4,12 +4,10 @@
 
 use super::{CheckOptions, ConfigError, Expected, Format, Identity, Lenient, Work, many, one};
 use crate::bundle::Bundle;
-use crate::case::Case;
-use crate::corpus::{Corpus, Sources};
+use crate::corpus::Sources;
 use crate::outputs::{self, Input};
 use crate::provenance::Provenance;
 use crate::runner::Selection;
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -96,7 +94,7 @@ pub(super) fn report(
     merged: crate::bundle::Merged,
     out: &mut impl Write,
 ) -> Result<bool, ConfigError> {
-    let cases = cases_of(&opts.cases, &merged.run)?;
+    let cases = merged.run.cases_in(&opts.cases).map_err(ConfigError)?;
     let (run, started, seconds, jobs) = (
         merged.run.clone(),
         merged.started.clone(),
@@ -155,35 +153,4 @@ pub(super) fn report(
             out,
         )
     }
-}
-
-/// The run's cases, by name, from `sources`: refused unless they are the cases the bundles ran.
-pub(super) fn cases_of(
-    sources: &Sources,
-    run: &crate::bundle::Run,
-) -> Result<Vec<Case>, ConfigError> {
-    let corpus = Corpus::gather(sources);
-    let by_name: HashMap<String, &Case> = corpus.cases.iter().map(|c| (c.name(), c)).collect();
-    let cases = run
-        .cases
-        .iter()
-        .map(|name| {
-            by_name.get(name).map(|c| (*c).clone()).ok_or_else(|| {
-                ConfigError(format!(
-                    "the bundles ran `{name}`, which {} does not hold: merge with the --cases the \
-                     check was given",
-                    sources.describe()
-                ))
-            })
-        })
-        .collect::<Result<Vec<Case>, ConfigError>>()?;
-    let digest = crate::provenance::digest(&cases);
-    if digest != run.corpus {
-        return Err(ConfigError(format!(
-            "the cases here are not the ones the bundles ran (corpus {digest} here, {} in the \
-             bundles): merge with the hookcheck and the --cases the check was given",
-            run.corpus
-        )));
-    }
-    Ok(cases)
 }

@@ -30,17 +30,6 @@ pub(super) fn rerun(
                 .to_string(),
         ));
     }
-    let reports = [
-        ("--junit", opts.junit.as_deref()),
-        ("--markdown", opts.markdown.as_deref()),
-        ("--html", opts.html.as_deref()),
-        ("--bundle", opts.bundle.as_deref()),
-    ];
-    let read = [crate::outputs::Input::new(
-        "the earlier run's bundle",
-        old_path,
-    )];
-    crate::outputs::destinations(&reports, &read).map_err(ConfigError)?;
     let old = Bundle::load(old_path).map_err(ConfigError)?;
     if let Some(s) = &old.shard {
         return Err(ConfigError(format!(
@@ -65,7 +54,19 @@ pub(super) fn rerun(
             run.scope
         )));
     }
-    let cases = super::merge::cases_of(&opts.cases, run)?;
+    let cases = run.cases_in(&opts.cases).map_err(ConfigError)?;
+    // Checked before anything runs, as a check checks them.
+    let reports = [
+        ("--junit", opts.junit.as_deref()),
+        ("--markdown", opts.markdown.as_deref()),
+        ("--html", opts.html.as_deref()),
+        ("--bundle", opts.bundle.as_deref()),
+    ];
+    let read = [crate::outputs::Input::new(
+        "the earlier run's bundle",
+        old_path,
+    )];
+    crate::outputs::destinations(&reports, &read).map_err(ConfigError)?;
     // What did not pass, per implementation of the earlier run.
     let failing: BTreeMap<&str, BTreeSet<&str>> = old
         .implementations
