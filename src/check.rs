@@ -22,7 +22,7 @@ mod apart;
 mod merge;
 mod rerun;
 
-pub use merge::{MergeOptions, merge};
+pub use merge::merge;
 
 use apart::{Cases, header as apart_header, hidden};
 
@@ -80,6 +80,41 @@ pub struct CheckOptions {
     pub rerun_failed: Option<PathBuf>,
 }
 
+/// The built-in corpus on the built-in reference, one case at a time, a human report and no
+/// file: what a check is before its flags say otherwise.
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            cases: Sources::default(),
+            hidden: None,
+            hidden_detail: HiddenDetail::default(),
+            generated: None,
+            manifest: None,
+            entries: Vec::new(),
+            selection: Selection::default(),
+            jobs: 1,
+            format: Format::Human,
+            junit: None,
+            markdown: None,
+            html: None,
+            expect: None,
+            strict: false,
+            allow_skips: false,
+            allow_unreviewed: false,
+            write_expectations: None,
+            color: false,
+            verbose: false,
+            progress: false,
+            bundle: None,
+            shard: None,
+            shard_by: By::default(),
+            github: false,
+            badge: None,
+            rerun_failed: None,
+        }
+    }
+}
+
 /// A problem with the run's configuration (exit status 2), as opposed to failing cases.
 #[derive(Debug)]
 pub struct ConfigError(pub String);
@@ -100,7 +135,6 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
                 .to_string(),
         ));
     }
-    badge_folder(opts.badge.as_deref())?;
     if let Some(old) = &opts.rerun_failed {
         return rerun::rerun(opts, old, out);
     }
@@ -139,20 +173,13 @@ pub fn run(opts: &CheckOptions, out: &mut impl Write) -> Result<bool, ConfigErro
             indices.contains(&(position - 1))
         });
     }
-    let reports = [
-        ("--junit", opts.junit.as_deref()),
-        ("--markdown", opts.markdown.as_deref()),
-        ("--html", opts.html.as_deref()),
-        ("--write-expectations", opts.write_expectations.as_deref()),
-        ("--bundle", opts.bundle.as_deref()),
-    ];
     let read = outputs::inputs(
         opts.manifest.as_deref(),
         opts.expect.as_deref(),
         &entries,
         &cases,
     );
-    outputs::destinations(&reports, &read).map_err(ConfigError)?;
+    writable(opts, &read)?;
     if opts.expect.is_some() && entries.iter().any(|e| e.expect.is_some()) {
         return Err(ConfigError(
             "--expect and a manifest entry's own `expect` both name known failures: keep one"
@@ -986,9 +1013,18 @@ fn many(
     Ok(passing == count)
 }
 
-/// `--badge DIR` names a folder that exists: checked before anything runs.
-fn badge_folder(dir: Option<&std::path::Path>) -> Result<(), ConfigError> {
-    match dir {
+/// The files the run will write, checked before anything runs against the files it reads
+/// (`read`): `outputs::destinations`, and `--badge DIR` a folder that exists.
+fn writable(opts: &CheckOptions, read: &[outputs::Input]) -> Result<(), ConfigError> {
+    let reports = [
+        ("--junit", opts.junit.as_deref()),
+        ("--markdown", opts.markdown.as_deref()),
+        ("--html", opts.html.as_deref()),
+        ("--write-expectations", opts.write_expectations.as_deref()),
+        ("--bundle", opts.bundle.as_deref()),
+    ];
+    outputs::destinations(&reports, read).map_err(ConfigError)?;
+    match opts.badge.as_deref() {
         Some(d) if !d.is_dir() => Err(ConfigError(format!(
             "--badge {}: not a folder (make it first)",
             d.display()

@@ -2,87 +2,41 @@
 //! the same cases, and reported exactly as `check` reports a run on one machine, through the
 //! same code.
 
-use super::{CheckOptions, ConfigError, Expected, Format, Identity, Lenient, Work, many, one};
+use super::{CheckOptions, ConfigError, Expected, Identity, Lenient, Work, many, one};
 use crate::bundle::Bundle;
-use crate::corpus::Sources;
-use crate::outputs::{self, Input};
+use crate::outputs::Input;
 use crate::provenance::Provenance;
 use crate::runner::Selection;
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-pub struct MergeOptions {
-    pub bundles: Vec<PathBuf>,
-    /// The cases the check ran on: the bundles hold their names and digests, not their text.
-    pub cases: Sources,
-    pub format: Format,
-    pub junit: Option<PathBuf>,
-    pub markdown: Option<PathBuf>,
-    pub html: Option<PathBuf>,
-    /// The merged results as one bundle.
-    pub bundle: Option<PathBuf>,
-    pub color: bool,
-    pub verbose: bool,
-    /// As `check --format github` and `--badge DIR`.
-    pub github: bool,
-    pub badge: Option<PathBuf>,
-}
-
-/// Merges the bundles and reports the whole run; `Ok(false)` when an implementation fails.
-pub fn merge(m: &MergeOptions, out: &mut impl Write) -> Result<bool, ConfigError> {
-    let reports = [
-        ("--junit", m.junit.as_deref()),
-        ("--markdown", m.markdown.as_deref()),
-        ("--html", m.html.as_deref()),
-        ("--bundle", m.bundle.as_deref()),
-    ];
-    let read: Vec<Input> = m
-        .bundles
-        .iter()
-        .map(|b| Input::new("a bundle", b))
-        .collect();
-    outputs::destinations(&reports, &read).map_err(ConfigError)?;
-    super::badge_folder(m.badge.as_deref())?;
-    let bundles = m
-        .bundles
+/// Merges `bundles` and reports the whole run with `opts`'s reports and case sources (the
+/// bundles hold the cases' names and digests, not their text); what changes verdicts (scope,
+/// `--strict`, `--allow-skips`) is the run's own. `Ok(false)` when an implementation fails.
+pub fn merge(
+    bundles: &[PathBuf],
+    opts: CheckOptions,
+    out: &mut impl Write,
+) -> Result<bool, ConfigError> {
+    let read: Vec<Input> = bundles.iter().map(|b| Input::new("a bundle", b)).collect();
+    super::writable(&opts, &read)?;
+    let bundles = bundles
         .iter()
         .map(|path| Bundle::load(path).map(|b| (path.clone(), b)))
         .collect::<Result<Vec<_>, String>>()
         .map_err(ConfigError)?;
     let merged = crate::bundle::merge(bundles).map_err(ConfigError)?;
-    let brief_only = merged.run.scope == "brief";
     let opts = CheckOptions {
-        cases: m.cases.clone(),
-        hidden: None,
-        hidden_detail: Default::default(),
-        generated: None,
-        manifest: None,
-        entries: Vec::new(),
-        selection: if brief_only {
+        selection: if merged.run.scope == "brief" {
             Selection::brief()
         } else {
             Selection::default()
         },
         jobs: merged.jobs,
-        format: m.format,
-        junit: m.junit.clone(),
-        markdown: m.markdown.clone(),
-        html: m.html.clone(),
-        expect: None,
         strict: merged.run.strict,
         allow_skips: merged.run.allow_skips,
-        allow_unreviewed: false,
-        write_expectations: None,
-        color: m.color,
-        verbose: m.verbose,
-        progress: false,
-        bundle: m.bundle.clone(),
-        shard: None,
-        shard_by: Default::default(),
-        github: m.github,
-        badge: m.badge.clone(),
-        rerun_failed: None,
+        ..opts
     };
     report(&opts, merged, out)
 }

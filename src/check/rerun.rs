@@ -56,17 +56,13 @@ pub(super) fn rerun(
     }
     let cases = run.cases_in(&opts.cases).map_err(ConfigError)?;
     // Checked before anything runs, as a check checks them.
-    let reports = [
-        ("--junit", opts.junit.as_deref()),
-        ("--markdown", opts.markdown.as_deref()),
-        ("--html", opts.html.as_deref()),
-        ("--bundle", opts.bundle.as_deref()),
-    ];
-    let read = [crate::outputs::Input::new(
-        "the earlier run's bundle",
-        old_path,
-    )];
-    crate::outputs::destinations(&reports, &read).map_err(ConfigError)?;
+    super::writable(
+        opts,
+        &[crate::outputs::Input::new(
+            "the earlier run's bundle",
+            old_path,
+        )],
+    )?;
     // What did not pass, per implementation of the earlier run.
     let failing: BTreeMap<&str, BTreeSet<&str>> = old
         .implementations

@@ -137,12 +137,7 @@ pub fn apart_fields(event: &mut Value, apart: &Apart) {
     }
 }
 
-/// A `case` event of a single-implementation run.
-pub fn json_case(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> String {
-    line(&case_event(c, v, ran, scope, slow))
-}
-
-/// The `case` event: `event` first, then [`case`]'s fields.
+/// A `case` event of a single-implementation run: `event` first, then [`case`]'s fields.
 pub fn case_event(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) -> Value {
     let mut event = json!({"event": "case"});
     if let (Value::Object(e), Value::Object(fields)) = (&mut event, case(c, v, ran, scope, slow)) {

@@ -17,7 +17,7 @@ pub use apart::{HiddenDetail, human as human_apart, lines as apart_lines};
 pub use grade::{human as grade_human, json_implementation};
 pub use html::html;
 pub use human::{about_plain, human_case, human_summary, origin_phrase};
-pub use json::{json_case, json_summary};
+pub use json::{case_event, json_summary};
 pub use junit::{junit, junit_many};
 pub use markdown::{MARKDOWN_LIMIT, markdown};
 pub use model::{Judged, Model};

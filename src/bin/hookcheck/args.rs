@@ -298,35 +298,11 @@ pub struct CheckArgs {
     /// Write the cases that fail now as a starting expectations file (never overwrites).
     #[arg(long, value_name = "FILE")]
     pub write_expectations: Option<PathBuf>,
-    /// Also write the grade and a case × implementation table as markdown to this file.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-    /// Also write a self-contained HTML report (matrix, filters, each failure's diff).
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-    /// Report format on stdout.
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-    pub format: FormatArg,
-    /// Also write a JUnit XML report to this file.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
-    pub color: ColorArg,
-    /// Also list passed and skipped cases; with many implementations, every failure report.
-    #[arg(long, short)]
-    pub verbose: bool,
     /// No live progress line (it is drawn only on a terminal, never in a pipe or with JSON).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Write a shields.io endpoint badge (JSON) per implementation into this folder: its score
-    /// and verdict, named after it (only a hookcheck badge is written over).
-    #[arg(long, value_name = "DIR")]
-    pub badge: Option<PathBuf>,
-    /// Also write the run's results as a bundle (one versioned JSON file,
-    /// spec/bundle.schema.json), for `hookcheck merge` and `hookcheck diff`.
-    #[arg(long, value_name = "FILE")]
-    pub bundle: Option<PathBuf>,
+    #[command(flatten)]
+    pub reports: ReportArgs,
     /// Run only shard K of N of the run: K/N or slice:K/N (contiguous shares), hash:K/N (by a
     /// stable hash of the name). Taken after the filters; every shard's --bundle merges into
     /// the whole run (`hookcheck merge`).
@@ -347,6 +323,37 @@ fn shard_parser(text: &str) -> Result<hookcheck::shard::Shard, String> {
     hookcheck::shard::Shard::parse(text)
 }
 
+/// What a run reports and where: the same for `check` and `merge`.
+#[derive(clap::Args)]
+pub struct ReportArgs {
+    /// Report format on stdout.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    pub format: FormatArg,
+    /// Also write the grade and a case × implementation table as markdown to this file.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Also write a self-contained HTML report (matrix, filters, each failure's diff).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Also write a JUnit XML report to this file.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Also write the results as a bundle (one versioned JSON file, spec/bundle.schema.json),
+    /// for `hookcheck merge` and `hookcheck diff`.
+    #[arg(long, value_name = "FILE")]
+    pub bundle: Option<PathBuf>,
+    /// Write a shields.io endpoint badge (JSON) per implementation into this folder: its score
+    /// and verdict, named after it (only a hookcheck badge is written over).
+    #[arg(long, value_name = "DIR")]
+    pub badge: Option<PathBuf>,
+    /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+    /// Also list passed and skipped cases; with many implementations, every failure report.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
 /// `hookcheck merge`: bundles in, the reports `check` writes out.
 #[derive(clap::Args)]
 pub struct MergeArgs {
@@ -355,31 +362,8 @@ pub struct MergeArgs {
     pub bundles: Vec<PathBuf>,
     #[command(flatten)]
     pub corpus: CorpusArgs,
-    /// Write the merged results as one bundle.
-    #[arg(long, value_name = "FILE")]
-    pub bundle: Option<PathBuf>,
-    /// Write a shields.io endpoint badge (JSON) per implementation into this folder: its score
-    /// and verdict, named after it (only a hookcheck badge is written over).
-    #[arg(long, value_name = "DIR")]
-    pub badge: Option<PathBuf>,
-    /// Also write the grade and a case × implementation table as markdown to this file.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<PathBuf>,
-    /// Also write a self-contained HTML report.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-    /// Also write a JUnit XML report to this file.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Report format on stdout.
-    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
-    pub format: FormatArg,
-    /// Colour: auto (a terminal, unless NO_COLOR is set), always or never.
-    #[arg(long, value_enum, default_value_t = ColorArg::Auto)]
-    pub color: ColorArg,
-    /// Also list passed and skipped cases; with many implementations, every failure report.
-    #[arg(long, short)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub reports: ReportArgs,
 }
 
 #[derive(clap::Args)]

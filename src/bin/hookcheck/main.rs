@@ -4,7 +4,7 @@ mod args;
 
 use args::{
     CheckArgs, Cli, ColorArg, Command, FormatArg, FuzzArgs, HiddenDetailArg, ImplArgs, InputFormat,
-    MergeArgs, NumbersArg,
+    MergeArgs, NumbersArg, ReportArgs,
 };
 use clap::Parser;
 use hookcheck::case::Part;
@@ -452,7 +452,6 @@ fn check(args: CheckArgs) -> ExitCode {
         Err(code) => return code,
     };
     options.require_parts = args.require_parts;
-    let color = color_of(args.color);
     let configured = match args.run.configured_sandbox() {
         Ok(s) => s,
         Err(code) => return code,
@@ -502,6 +501,9 @@ fn check(args: CheckArgs) -> ExitCode {
         Ok(g) => g,
         Err(code) => return code,
     };
+    let progress = !args.quiet
+        && io::stderr().is_terminal()
+        && matches!(args.reports.format, FormatArg::Human);
     let opts = CheckOptions {
         cases: args.corpus.sources(),
         hidden: args.hidden,
@@ -518,33 +520,20 @@ fn check(args: CheckArgs) -> ExitCode {
             patterns: args.patterns,
         },
         jobs,
-        format: match args.format {
-            FormatArg::Human | FormatArg::Github => checking::Format::Human,
-            FormatArg::Json => checking::Format::Json,
-        },
-        junit: args.junit,
-        markdown: args.markdown,
-        html: args.html,
         expect: args.expect,
         strict: args.strict,
         allow_skips: args.allow_skips,
         allow_unreviewed: args.allow_unreviewed,
         write_expectations: args.write_expectations,
-        color,
-        verbose: args.verbose,
-        progress: !args.quiet
-            && io::stderr().is_terminal()
-            && matches!(args.format, FormatArg::Human),
-        bundle: args.bundle,
+        progress,
         shard: args.shard,
         shard_by: args
             .shard_by
             .as_deref()
             .and_then(hookcheck::shard::By::parse)
             .unwrap_or_default(),
-        github: matches!(args.format, FormatArg::Github),
-        badge: args.badge,
         rerun_failed: args.rerun_failed,
+        ..report_options(args.reports)
     };
     reported("check", |out| hookcheck::check::run(&opts, out))
 }
@@ -580,24 +569,33 @@ fn color_of(arg: ColorArg) -> bool {
     }
 }
 
-fn merge(args: MergeArgs) -> ExitCode {
-    let opts = hookcheck::check::MergeOptions {
-        bundles: args.bundles,
-        cases: args.corpus.sources(),
-        format: match args.format {
+/// What `--format`, the report files and the colour flags say, on a check's defaults.
+fn report_options(r: ReportArgs) -> CheckOptions {
+    CheckOptions {
+        format: match r.format {
             FormatArg::Human | FormatArg::Github => checking::Format::Human,
             FormatArg::Json => checking::Format::Json,
         },
-        junit: args.junit,
-        markdown: args.markdown,
-        html: args.html,
-        bundle: args.bundle,
-        color: color_of(args.color),
-        verbose: args.verbose,
-        github: matches!(args.format, FormatArg::Github),
-        badge: args.badge,
+        github: matches!(r.format, FormatArg::Github),
+        junit: r.junit,
+        markdown: r.markdown,
+        html: r.html,
+        bundle: r.bundle,
+        badge: r.badge,
+        color: color_of(r.color),
+        verbose: r.verbose,
+        ..CheckOptions::default()
+    }
+}
+
+fn merge(args: MergeArgs) -> ExitCode {
+    let opts = CheckOptions {
+        cases: args.corpus.sources(),
+        ..report_options(args.reports)
     };
-    reported("merge", |out| hookcheck::check::merge(&opts, out))
+    reported("merge", |out| {
+        hookcheck::check::merge(&args.bundles, opts, out)
+    })
 }
 
 fn diff(old: &Path, new: &Path, markdown: Option<&Path>) -> ExitCode {
