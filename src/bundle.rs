@@ -9,7 +9,7 @@
 use crate::case::{Case, Inapplicable, Part};
 use crate::compare::{Numbers, Scope};
 use crate::expect::Expectations;
-use crate::grade::{Graded, StartedInfo};
+use crate::grade::{Cost, Graded, StartedInfo};
 use crate::implementation::Failure;
 use crate::manifest::Entry;
 use crate::report::Judged;
@@ -130,6 +130,16 @@ pub struct CaseResult {
     /// It did not pass in an earlier run and passed when run again (`check --rerun-failed`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub flaky: bool,
+    /// The wall time spent on it, its run alone after a timeout included.
+    #[serde(default)]
+    pub seconds: f64,
+    /// Processes started while serving it to replace one lost to a fault.
+    #[serde(default)]
+    pub restarts: u32,
+    /// Times it was sent again (to a fresh process after the one it went to had exited, or
+    /// alone after a timeout).
+    #[serde(default)]
+    pub retries: u32,
 }
 
 /// What running the case gave, before it is judged.
@@ -235,6 +245,7 @@ impl Implementation {
                 .enumerate()
                 .map(|(i, ((c, v), (ran, slow)))| {
                     let report = crate::report::message(v);
+                    let cost = g.cost(i);
                     CaseResult {
                         case: c.name(),
                         verdict: verdict_word(v).to_string(),
@@ -242,6 +253,9 @@ impl Implementation {
                         ran: RanRecord::of(ran),
                         slow: *slow,
                         flaky: g.flaky.get(i).copied().unwrap_or(false),
+                        seconds: cost.seconds,
+                        restarts: cost.restarts,
+                        retries: cost.retries,
                     }
                 })
                 .collect(),
@@ -626,6 +640,21 @@ impl Merged {
                     return Err(format!("`{}`: not one result per case", imp.name));
                 }
                 let slow = imp.cases.iter().map(|c| c.slow).collect();
+                let costs = imp
+                    .cases
+                    .iter()
+                    .map(|c| Cost {
+                        // A hostile bundle's time is shown, never computed with: kept finite
+                        // and non-negative so that sums and renderings stay numbers.
+                        seconds: if c.seconds.is_finite() {
+                            c.seconds.max(0.0)
+                        } else {
+                            0.0
+                        },
+                        restarts: c.restarts,
+                        retries: c.retries,
+                    })
+                    .collect();
                 let flaky: Vec<bool> = imp.cases.iter().map(|c| c.flaky).collect();
                 let flaky = if flaky.contains(&true) {
                     flaky
@@ -643,6 +672,7 @@ impl Merged {
                     started,
                     ran,
                     slow,
+                    costs,
                     flaky,
                     expectations: imp.expectations,
                     scope,
@@ -707,6 +737,9 @@ mod tests {
                             ran: RanRecord::NotRun { reason: "x".into() },
                             slow: false,
                             flaky: false,
+                            seconds: 0.0,
+                            restarts: 0,
+                            retries: 0,
                         })
                         .collect(),
                 })
@@ -814,5 +847,29 @@ mod tests {
         let e = merge(named(vec![bundle(Some((1, usize::MAX)), &[0, 1, 2])]))
             .expect_err("too many shards");
         assert!(e.contains("above the"), "{e}");
+    }
+
+    /// A pair's cost is shown, never computed with as written: a negative time reads as none,
+    /// and counts beyond their type are refused rather than wrapped.
+    #[test]
+    fn hostile_costs_are_inert_or_refused() {
+        let good = bundle(None, &[0, 1, 2]).to_text();
+        let negative = good.replacen("\"seconds\":0.0", "\"seconds\":-1e300", 1);
+        assert_ne!(negative, good);
+        let merged = merge(named(vec![
+            Bundle::parse(negative.as_bytes()).expect("reads"),
+        ]))
+        .expect("merges");
+        let cases: Vec<Case> = crate::corpus::Corpus::builtin()
+            .cases
+            .into_iter()
+            .take(2)
+            .collect();
+        let graded = merged.into_graded(&cases).expect("results");
+        assert_eq!(graded[0].0.cost(0).seconds, 0.0);
+        let huge = good.replacen("\"restarts\":0", "\"restarts\":99999999999", 1);
+        assert_ne!(huge, good);
+        let e = Bundle::parse(huge.as_bytes()).expect_err("beyond u32");
+        assert!(e.contains("not a valid bundle"), "{e}");
     }
 }

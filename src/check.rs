@@ -690,6 +690,7 @@ fn one(
                 let event = report::json::flagged(
                     report::json::case_event(c, v, ran, scope, *slow),
                     g.flaky.get(i).copied().unwrap_or(false),
+                    g.seconds(i),
                 );
                 writeln!(out, "{}", report::json::line(&event)).map_err(io)?;
             }
@@ -1184,7 +1185,10 @@ fn rendered<'a>(
                     .iter()
                     .map(|g| report::apart::junit(g, detail, None))
                     .collect();
-                report::junit(cases, &judged.verdicts, judged.tally, seconds, &apart)
+                let run = graded
+                    .first()
+                    .map_or((&[][..], &[][..]), |g| (&g.costs[..], &g.flaky[..]));
+                report::junit(cases, &judged.verdicts, run, judged.tally, seconds, &apart)
             }
             None => {
                 let apart: String = graded

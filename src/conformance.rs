@@ -256,6 +256,7 @@ impl Suite {
                     numbers_refused: false,
                 }),
                 slow: vec![false; cases.len()],
+                costs: Vec::new(),
                 flaky: Vec::new(),
                 ran,
                 expectations: None,

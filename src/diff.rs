@@ -308,6 +308,9 @@ mod tests {
                 report: None,
                 ran: RanRecord::Spelling,
                 slow: false,
+                seconds: 0.0,
+                restarts: 0,
+                retries: 0,
                 flaky: false,
             });
         }

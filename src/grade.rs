@@ -59,6 +59,8 @@ pub struct Graded {
     pub ran: Vec<Ran>,
     /// The cases that timed out and then passed when run again alone: passes, counted apart.
     pub slow: Vec<bool>,
+    /// What each case cost, in the order of the cases; empty when not measured.
+    pub costs: Vec<Cost>,
     /// The cases that did not pass in an earlier run and passed when run again
     /// (`--rerun-failed`): passes, reported as flaky; empty when nothing was rerun.
     pub flaky: Vec<bool>,
@@ -139,6 +141,40 @@ impl Apart {
     }
 }
 
+/// What one case cost an implementation: the wall time spent on it (its run alone after a
+/// timeout included) and what serving it took beyond one send ([`Effort`](crate::implementation::effort::Effort)).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cost {
+    pub seconds: f64,
+    pub restarts: u32,
+    pub retries: u32,
+}
+
+impl Cost {
+    fn add(&mut self, other: Cost) {
+        self.seconds += other.seconds;
+        self.restarts = self.restarts.saturating_add(other.restarts);
+        self.retries = self.retries.saturating_add(other.retries);
+    }
+}
+
+impl Graded {
+    /// What case `i` cost; nothing when not measured (results read from an older bundle).
+    pub fn cost(&self, i: usize) -> Cost {
+        self.costs.get(i).copied().unwrap_or_default()
+    }
+
+    /// Whether case `i` did not pass in an earlier run and passed when rerun: a flaky pass.
+    pub fn flaky_at(&self, i: usize) -> bool {
+        self.flaky.get(i).copied().unwrap_or(false)
+    }
+
+    /// How long case `i` took, when it was measured.
+    pub fn seconds(&self, i: usize) -> Option<f64> {
+        self.costs.get(i).map(|c| c.seconds)
+    }
+}
+
 /// What is kept of a started implementation once its processes are gone.
 #[derive(Clone, Debug)]
 pub struct StartedInfo {
@@ -179,6 +215,7 @@ impl Graded {
         let verdicts = self.judged(cases);
         let ran = self.ran.split_off(public);
         self.slow.truncate(public);
+        self.costs.truncate(public);
         self.apart.hidden = cases[public..]
             .iter()
             .zip(ran)
@@ -375,6 +412,7 @@ struct Slot {
     live: Mutex<Option<Shared>>,
     remaining: AtomicUsize,
     ran: Mutex<Vec<Option<Ran>>>,
+    costs: Mutex<Vec<Cost>>,
 }
 
 impl Slot {
@@ -385,6 +423,7 @@ impl Slot {
             live: Mutex::new(None),
             remaining: AtomicUsize::new(cases),
             ran: Mutex::new(vec![None; cases]),
+            costs: Mutex::new(vec![Cost::default(); cases]),
         };
         if let Some(s) = started {
             slot.keep(s);
@@ -438,6 +477,28 @@ impl Slot {
         run(implementation.as_ref(), case)
     }
 
+    /// Runs one case as [`Slot::run`] does, and what it cost.
+    fn measured(&self, case: &Case) -> (Ran, Cost) {
+        crate::implementation::effort::take();
+        let began = std::time::Instant::now();
+        let ran = self.run(case);
+        let effort = crate::implementation::effort::take();
+        let cost = Cost {
+            seconds: began.elapsed().as_secs_f64(),
+            restarts: effort.restarts,
+            retries: effort.retries,
+        };
+        (ran, cost)
+    }
+
+    fn add_cost(&self, case: usize, cost: Cost) {
+        if let Ok(mut all) = self.costs.lock()
+            && let Some(slot) = all.get_mut(case)
+        {
+            slot.add(cost);
+        }
+    }
+
     fn record(&self, case: usize, ran: Ran) {
         if let Ok(mut all) = self.ran.lock()
             && let Some(slot) = all.get_mut(case)
@@ -448,8 +509,9 @@ impl Slot {
 
     /// Records a case's result; after its last case the implementation's processes stop, and
     /// `true` says so.
-    fn done(&self, cases: &[Case], case: usize, ran: Ran) -> bool {
+    fn done(&self, cases: &[Case], case: usize, ran: Ran, cost: Cost) -> bool {
         self.record(case, ran);
+        self.add_cost(case, cost);
         let last = self.remaining.fetch_sub(1, Ordering::SeqCst) == 1;
         if last {
             let live = self.live.lock().ok().and_then(|mut l| l.take());
@@ -491,6 +553,7 @@ impl Slot {
                 .unwrap_or(Err("no case was run".to_string())),
             ran,
             slow,
+            costs: self.costs.lock().map_or_else(|_| Vec::new(), |c| c.clone()),
             flaky: Vec::new(),
             expectations: None,
             scope: Scope::FULL,
@@ -574,12 +637,12 @@ pub fn run_all_streaming(
                         break;
                     }
                     let (slot, case) = (&slots[i / cases.len()], i % cases.len());
-                    let ran = slot.run(&cases[case]);
+                    let (ran, cost) = slot.measured(&cases[case]);
                     if !judge(&cases[case], &ran, Scope::FULL).is_success() {
                         progress.failing.fetch_add(1, Ordering::Relaxed);
                     }
                     progress.done.fetch_add(1, Ordering::Relaxed);
-                    if slot.done(cases, case, ran) {
+                    if slot.done(cases, case, ran, cost) {
                         progress.finished.fetch_add(1, Ordering::Relaxed);
                         // Its timeouts are run again at the end, which may change their verdicts.
                         if slot.timed_out().is_empty() {
@@ -636,7 +699,10 @@ fn rerun_alone(slot: &Slot, cases: &[Case]) -> Vec<bool> {
             }
             continue;
         }
-        match rerun.run(&cases[i]) {
+        let (ran, mut cost) = rerun.measured(&cases[i]);
+        cost.retries = cost.retries.saturating_add(1);
+        slot.add_cost(i, cost);
+        match ran {
             Ran::Failed(Failure::TimedOut { message, detail }) => {
                 hangs += 1;
                 slot.record(

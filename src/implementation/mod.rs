@@ -2,6 +2,7 @@
 //! The built-in reference is one implementation; implementations in other processes are others.
 
 mod child;
+pub mod effort;
 pub mod interrupt;
 mod live;
 mod process;

@@ -103,6 +103,9 @@ pub struct Subprocess {
     idle: Mutex<Vec<Session>>,
     /// Starts that failed in a row; a start that succeeds resets it.
     failed_starts: AtomicUsize,
+    /// Processes lost to a fault (killed after one, or found exited) and not yet replaced: the
+    /// next start replaces one, and is counted as a restart of the case it serves.
+    lost: AtomicUsize,
     /// Faults seen after a case was answered (a second answer, stray output), by case name.
     late: Mutex<Vec<(String, Failure)>>,
 }
@@ -149,6 +152,7 @@ impl Subprocess {
             startup_error: None,
             idle: Mutex::new(Vec::new()),
             failed_starts: AtomicUsize::new(0),
+            lost: AtomicUsize::new(0),
             late: Mutex::new(Vec::new()),
         };
         let started = if implementation.options.per_case {
@@ -279,12 +283,30 @@ impl Subprocess {
             match session.child.leftover() {
                 Leftover::Nothing => return Some(session),
                 Leftover::Line(line) => {
-                    session.child.kill();
+                    self.lose(&mut session);
                     self.late_fault(&session, &line);
                 }
-                Leftover::Closed => session.child.kill(),
+                Leftover::Closed => self.lose(&mut session),
             }
         }
+    }
+
+    /// Kills a process of the pool lost to a fault; the start that replaces it is a restart.
+    fn lose(&self, session: &mut Session) {
+        session.child.kill();
+        self.lost.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A new process for a case: a restart when it replaces one lost.
+    fn spawn_for_case(&self) -> Result<(Session, Hello), (Fault, String)> {
+        if self
+            .lost
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+        {
+            super::effort::restarted();
+        }
+        self.spawn()
     }
 
     fn late_fault(&self, session: &Session, line: &str) {
@@ -341,7 +363,7 @@ impl Subprocess {
             }
             let (mut session, reused) = match self.take() {
                 Some(s) => (s, true),
-                None => match self.spawn() {
+                None => match self.spawn_for_case() {
                     Ok((s, _)) => (s, false),
                     Err((fault, tail)) => return Err(self.errored(fault, tail)),
                 },
@@ -354,12 +376,15 @@ impl Subprocess {
                     self.give_back(session);
                     return answer;
                 }
-                Err(fault) if fault.gone && reused && attempt == 0 => session.child.kill(),
+                Err(fault) if fault.gone && reused && attempt == 0 => {
+                    self.lose(&mut session);
+                    super::effort::retried();
+                }
                 Err(fault) => {
                     if fault.timeout && session.tells_where {
                         session.child.ask_where();
                     }
-                    session.child.kill();
+                    self.lose(&mut session);
                     return Err(self.errored(fault, session.child.stderr_tail()));
                 }
             }

@@ -266,6 +266,7 @@ pub fn json_implementation(
             .map(|(i, ((c, v), (ran, slow)))| super::json::flagged(
                 super::json::case(c, v, ran, scope, *slow),
                 g.flaky.get(i).copied().unwrap_or(false),
+                g.seconds(i),
             ))
             .collect::<Vec<Value>>(),
     });

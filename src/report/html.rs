@@ -293,6 +293,11 @@ fn legend() -> String {
             mark(v)
         )
     })
+    .chain(std::iter::once(format!(
+        "<span class=\"key\"><span class=\"cell v-passed flaky\">{}</span> passed when run \
+         again after failing (flaky)</span>",
+        super::FLAKY_MARK
+    )))
     .collect::<Vec<_>>()
     .join(" ")
 }
@@ -331,17 +336,20 @@ fn matrix(out: &mut String, cases: &[Case], graded: &[Graded], verdicts: &[&[Ver
             let word = verdict_word(&v[j]);
             // A case that does not apply says why in its title: `not applicable (not
             // implemented)` for a part the implementation does not declare.
+            let flaky = graded[i].flaky_at(j) && v[j].is_success();
             let label = match &v[j] {
                 Verdict::NotApplicable(why) => format!("not applicable ({})", why.short()),
+                _ if flaky => format!("{} (flaky: it did not pass in the earlier run)", word),
                 _ => word.replace('_', " "),
             };
             let _ = write!(
                 out,
-                "<td class=\"cell v-{word}\" data-impl=\"{i}\" data-case=\"{j}\" \
+                "<td class=\"cell v-{word}{}\" data-impl=\"{i}\" data-case=\"{j}\" \
                  data-verdict=\"{word}\" tabindex=\"0\" title=\"{}: {}\">{}</td>",
+                if flaky { " flaky" } else { "" },
                 markup(&clip(&graded[i].entry.name, CELL_NAME)),
                 esc(&label),
-                mark(&v[j])
+                super::mark_of(&v[j], flaky)
             );
         }
         out.push_str("</tr>\n");
@@ -480,7 +488,7 @@ pre.why { margin: .2rem 0 0; max-height: 9rem; max-width: 60rem; overflow: auto;
 .cell { display: inline-block; width: 18px; height: 18px; min-width: 18px; cursor: pointer; text-align: center;
   line-height: 18px; font-size: 11px; font-weight: 700; color: #fff; }
 td.cell { display: table-cell; padding: 0; }
-.v-passed { background: #2e9f4b; } .v-failed { background: #d93025; } .v-errored { background: #f29900; color: #1d232a; }
+.v-passed { background: #2e9f4b; } .v-passed.flaky { background: #8fbf3f; color: #1d232a; } .v-failed { background: #d93025; } .v-errored { background: #f29900; color: #1d232a; }
 .v-not_run { background: #7b8794; } .v-skipped { background: #c6cbd1; color: #1d232a; }
 .v-not_applicable { background: #eef0f2; color: #777; }
 .v-expected_failure { background: #9c6ade; } .v-unexpected_pass { background: #f5d90a; color: #1d232a; }

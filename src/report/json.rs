@@ -146,11 +146,16 @@ pub fn case_event(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) ->
     event
 }
 
-/// A case's fields with `"flaky": true` when it did not pass in the earlier run and passed when
-/// rerun (`--rerun-failed`); unchanged otherwise.
-pub fn flagged(mut case: Value, flaky: bool) -> Value {
-    if flaky && let Value::Object(fields) = &mut case {
-        fields.insert("flaky".to_string(), Value::Bool(true));
+/// A case's fields with how long it took (`seconds`, when measured) and `"flaky": true` when
+/// it did not pass in the earlier run and passed when rerun (`--rerun-failed`).
+pub fn flagged(mut case: Value, flaky: bool, seconds: Option<f64>) -> Value {
+    if let Value::Object(fields) = &mut case {
+        if let Some(s) = seconds.and_then(serde_json::Number::from_f64) {
+            fields.insert("seconds".to_string(), Value::Number(s));
+        }
+        if flaky {
+            fields.insert("flaky".to_string(), Value::Bool(true));
+        }
     }
     case
 }

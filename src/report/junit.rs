@@ -2,6 +2,7 @@
 
 use super::{Model, Tally, verdict_word};
 use crate::case::Case;
+use crate::grade::Cost;
 use crate::inert::{clip_report, markup};
 use crate::runner::Verdict;
 use std::fmt::Write as _;
@@ -25,8 +26,13 @@ pub fn junit_many(model: &Model, seconds: f64, apart: &str) -> String {
             t.errored + t.not_run,
             t.skipped + t.not_applicable + t.expected_failures
         );
-        for (c, v) in cases.iter().zip(&judged.verdicts) {
-            testcase(&mut out, &c.name(), &xml(&g.entry.name), c, v);
+        for (i, (c, v)) in cases.iter().zip(&judged.verdicts).enumerate() {
+            let name = (c.name(), xml(&g.entry.name));
+            let run = Run {
+                seconds: g.seconds(i),
+                flaky: g.flaky_at(i),
+            };
+            testcase(&mut out, (&name.0, &name.1), c, v, run);
         }
         out.push_str("  </testsuite>\n");
     }
@@ -36,10 +42,12 @@ pub fn junit_many(model: &Model, seconds: f64, apart: &str) -> String {
 }
 
 /// JUnit XML: a test suite per case folder, a test case per case, then `apart`'s suites.
-/// `total`: the verdicts counted.
+/// `total`: the verdicts counted; `costs`: what each case took, when measured; `flaky`: the
+/// flaky passes, if any.
 pub fn junit(
     cases: &[Case],
     verdicts: &[Verdict],
+    (costs, flaky): (&[Cost], &[bool]),
     total: Tally,
     seconds: f64,
     apart: &str,
@@ -56,13 +64,14 @@ pub fn junit(
         total.errored + total.not_run
     );
     for suite in suites {
-        let members: Vec<(&Case, &Verdict)> = cases
+        let members: Vec<(usize, (&Case, &Verdict))> = cases
             .iter()
             .zip(verdicts)
-            .filter(|(c, _)| c.suite == suite)
+            .enumerate()
+            .filter(|(_, (c, _))| c.suite == suite)
             .collect();
         let mut t = Tally::default();
-        members.iter().for_each(|(_, v)| t.add(v));
+        members.iter().for_each(|(_, (_, v))| t.add(v));
         let _ = writeln!(
             out,
             "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\">",
@@ -72,8 +81,13 @@ pub fn junit(
             t.errored + t.not_run,
             t.skipped + t.not_applicable + t.expected_failures
         );
-        for (c, v) in members {
-            testcase(&mut out, &c.id, &format!("hookcheck.{}", xml(suite)), c, v);
+        for (i, (c, v)) in members {
+            let classname = format!("hookcheck.{}", xml(suite));
+            let run = Run {
+                seconds: costs.get(i).map(|c| c.seconds),
+                flaky: flaky.get(i).copied().unwrap_or(false),
+            };
+            testcase(&mut out, (&c.id, &classname), c, v, run);
         }
         out.push_str("  </testsuite>\n");
     }
@@ -82,7 +96,17 @@ pub fn junit(
     out
 }
 
-fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict) {
+/// What a test case shows of how it ran besides its verdict.
+struct Run {
+    /// Its `time`, when measured (a finite, non-negative number, as CI systems read it).
+    seconds: Option<f64>,
+    /// A pass that did not pass in the earlier run: said in its output.
+    flaky: bool,
+}
+
+/// A test case: `(name, classname)`, the classname already escaped.
+fn testcase(out: &mut String, (name, classname): (&str, &str), c: &Case, v: &Verdict, run: Run) {
+    let seconds = run.seconds;
     let _ = write!(
         out,
         "    <testcase name=\"{}\" classname=\"{classname}\" file=\"{}\" line=\"{}\"",
@@ -90,7 +114,15 @@ fn testcase(out: &mut String, name: &str, classname: &str, c: &Case, v: &Verdict
         xml(&c.file.display().to_string()),
         c.line
     );
+    if let Some(s) = seconds.filter(|s| s.is_finite() && *s >= 0.0) {
+        let _ = write!(out, " time=\"{s:.3}\"");
+    }
     let body = match v {
+        Verdict::Passed if run.flaky => Some(
+            "<system-out>flaky: did not pass in the earlier run and passed when run again \
+             (check --rerun-failed)</system-out>"
+                .to_string(),
+        ),
         Verdict::Passed => None,
         // A failure leads with where the case comes from and the rules it checks, as on the
         // terminal: a CI page then says whether the brief states what failed.
@@ -163,7 +195,7 @@ mod tests {
         ];
         let mut total = Tally::default();
         verdicts.iter().for_each(|v| total.add(v));
-        let xml = junit(&cases, &verdicts, total, 0.0, "");
+        let xml = junit(&cases, &verdicts, (&[], &[]), total, 0.0, "");
         assert!(
             xml.contains("message=\"results differ (brief)\">  a case of the brief\n"),
             "{xml}"

@@ -1,13 +1,14 @@
 //! The grade as markdown, for a pull request or a wiki: the grade table with each
 //! implementation's grade in the brief's terms, then a case × implementation table.
 
-use super::{Model, mark};
+use super::{Model, mark_of};
 use crate::case::Part;
 use crate::inert::{self, markdown_cell as cell};
 use std::fmt::Write as _;
 
 const LEGEND: &str = "✓ passed · ✗ failed · E errored · ⊘ not run · s skipped · – not applicable · \
-                      x failed as expected · ! passed though expected to fail";
+                      x failed as expected · ! passed though expected to fail · ≈ passed when run again after \
+                      failing (flaky)";
 
 /// Above this size the cases table is cut to the failing cases: a pull-request comment holds
 /// 65,536 characters.
@@ -179,10 +180,18 @@ fn table(model: &Model, failing_only: bool) -> String {
     let verdicts: Vec<&[crate::runner::Verdict]> =
         model.judged.iter().map(|j| j.verdicts.as_slice()).collect();
     for (i, c) in cases.iter().enumerate() {
-        if failing_only && verdicts.iter().all(|v| v[i].is_success()) {
+        // A flaky pass passes, and is kept in the cut table all the same: it is worth a look.
+        if failing_only
+            && verdicts.iter().all(|v| v[i].is_success())
+            && !graded.iter().any(|g| g.flaky_at(i))
+        {
             continue;
         }
-        let marks: Vec<&str> = verdicts.iter().map(|v| mark(&v[i])).collect();
+        let marks: Vec<&str> = verdicts
+            .iter()
+            .zip(graded)
+            .map(|(v, g)| mark_of(&v[i], g.flaky_at(i)))
+            .collect();
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} |",

@@ -94,6 +94,19 @@ pub fn message(v: &Verdict) -> std::borrow::Cow<'_, str> {
 }
 
 /// A one-character mark per verdict.
+/// The mark of a pass that did not pass in the earlier run (`check --rerun-failed`): a pass,
+/// told apart.
+pub const FLAKY_MARK: &str = "≈";
+
+/// A verdict's mark, or [`FLAKY_MARK`] for a flaky pass.
+pub fn mark_of(v: &Verdict, flaky: bool) -> &'static str {
+    if flaky && v.is_success() {
+        FLAKY_MARK
+    } else {
+        mark(v)
+    }
+}
+
 pub fn mark(v: &Verdict) -> &'static str {
     match v {
         Verdict::Passed => "✓",
@@ -197,6 +210,7 @@ pub(crate) mod fixtures {
                         .collect()
                 },
                 slow: vec![false; cases.len()],
+                costs: Vec::new(),
                 flaky: Vec::new(),
                 expectations: None,
                 scope: crate::compare::Scope::FULL,

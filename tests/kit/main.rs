@@ -20,6 +20,7 @@ mod brief_scope;
 mod case_folders;
 mod check_cli;
 mod contract;
+mod costs;
 mod dash_names;
 mod decoder;
 mod dependent_flags;

@@ -58,17 +58,27 @@ fn timeless(text: &str) -> String {
         .join(" ")
 }
 
+/// Takes out every `seconds` (a run's, each case's) and the provenance, at any depth.
+fn untimed(v: &mut Value) {
+    match v {
+        Value::Object(fields) => {
+            for key in ["seconds", "provenance"] {
+                fields.remove(key);
+            }
+            fields.values_mut().for_each(untimed);
+        }
+        Value::Array(items) => items.iter_mut().for_each(untimed),
+        _ => {}
+    }
+}
+
 fn json_timeless(stdout: &[u8]) -> Vec<Value> {
     let mut events: Vec<Value> = String::from_utf8_lossy(stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON event"))
         .collect();
     for e in &mut events {
-        if let Value::Object(fields) = e {
-            for key in ["seconds", "provenance"] {
-                fields.remove(key);
-            }
-        }
+        untimed(e);
     }
     // Implementations are told as each finishes: their order is the machine's.
     events.sort_by_key(|e| e.to_string());
@@ -579,8 +589,45 @@ fn rerun_failed_runs_only_what_failed_and_marks_its_passes_flaky() {
         flaky, failed,
         "every pass of a rerun failure is flaky, and only those"
     );
-    let human = run(&["--rerun-failed", "old.json"], "1");
+    let human = run(
+        &[
+            "--rerun-failed",
+            "old.json",
+            "--markdown",
+            "r.md",
+            "--html",
+            "r.html",
+            "--junit",
+            "r.xml",
+        ],
+        "1",
+    );
     says(&human, 0, "flaky: they did not pass in the earlier run");
+    // Every report tells the flaky passes apart, and only those.
+    let report = |f: &str| std::fs::read_to_string(dir.join(f)).expect("a report");
+    let md = report("r.md");
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| `")).collect();
+    let flaky_rows: Vec<&str> = rows.iter().copied().filter(|l| l.contains(" ≈ ")).collect();
+    assert_eq!(flaky_rows.len(), failed.len(), "{md}");
+    for name in &failed {
+        assert!(
+            flaky_rows.iter().any(|r| r.contains(&format!("`{name}`"))),
+            "{name}: {md}"
+        );
+    }
+    let html = report("r.html");
+    assert_eq!(
+        html.matches("class=\"cell v-passed flaky\" data-impl")
+            .count(),
+        failed.len(),
+        "{html}"
+    );
+    let xml = report("r.xml");
+    assert_eq!(
+        xml.matches("<system-out>flaky: ").count(),
+        failed.len(),
+        "{xml}"
+    );
     let out = hookcheck(&dir, &["diff", "old.json", "new.json"]);
     says(&out, 0, "fixes (failed before, pass now)");
     let out = run(&["--rerun-failed", "old.json", "--bundle", "old.json"], "1");
