@@ -20,13 +20,20 @@
  *     {disabled, reason, consecutive_failures};
  *   - dead-letters (Part 7): `dead_letter` reports an event's latest death
  *     {endpoint, attempts, last_status, died_at}; `recover` revives the
- *     endpoint's events that died at or after `since`, as a replay does.
+ *     endpoint's events that died at or after `since`, as a replay does;
+ *   - throttle (Part 9): a policy's "throttle": {burst: B, interval: S} gives
+ *     the endpoint a token bucket, full when set, one token every S seconds
+ *     counted from the set (at most B); every attempt takes one, and a due
+ *     head that finds none is recorded "<id> throttled until <T>" and is due
+ *     at T, the next token's time, without being an attempt.
  *
  * How it was written: Parts 1-3 by a helper from the brief and the spec alone;
  * Parts 4-5 likewise, independently, from the roadmap (Parts 4 and 5) and
  * spec sections 1, 3, 9, 11 and 12, without reading the reference dispatcher
  * or the other example solutions; Parts 6-7 likewise, from the roadmap
- * (Parts 6 and 7) and spec sections 1, 9, 13 and 14.
+ * (Parts 6 and 7) and spec sections 1, 9, 13 and 14; Part 9 likewise, from
+ * the roadmap's Part 9 paragraph and spec section 15 (and the sections it
+ * refers to).
  *
  * run(operations) executes [name, ts, ...args] operations against a fresh
  * dispatcher and returns one result per operation; errors are returned as
@@ -47,13 +54,20 @@
  *     always are when ts never decreases (otherwise it scans the endpoint's
  *     dead letters);
  *   - the consecutive failure count is a per-endpoint counter, O(1) per
- *     attempt.
+ *     attempt;
+ *   - a throttle's bucket is brought up to date only when its endpoint's head
+ *     is picked: its bucket time (the largest ts of the set and of every
+ *     process call since, throttle.time-back) comes from one dispatcher-wide
+ *     stack of suffix maxima of the process calls' ts, with their call
+ *     numbers, searched by binary search, so process stays
+ *     O(attempts * log) and never visits endpoints that have nothing due.
+ *     Token counts are computed in BigInt: anchor and ts may be 2^53 apart.
  * Due times are plain numbers: every ts is a safe integer (op.ts-range) and a
  * retry that would fall due after 2^53 - 1 kills the event instead
  * (retry.beyond-range), so every stored due time is exact in a double.
  */
 
-const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters'];
+const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters', 'throttle'];
 
 // The brief's schedule, the default policy: 6 attempts; the first wait is 30 s
 // and doubles after every further failure, capped at 300 s: 30, 60, 120, 240, 300.
@@ -67,7 +81,9 @@ const DEFAULT_WAITS = Object.freeze(
 const MAX_POLICY_ATTEMPTS = 100;
 const MAX_WAIT_SECONDS = 2592000; // 30 days, for policy waits and retry_after
 const MAX_DISABLE_AFTER = 1000;
-const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone', 'disable_after']);
+const MAX_BURST = 1000000; // throttle.valid; the interval's bound is MAX_WAIT_SECONDS
+const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone', 'disable_after', 'throttle']);
+const THROTTLE_KEYS = new Set(['burst', 'interval']);
 const OUTCOME_KEYS = new Set(['status', 'retry_after']);
 
 const ERR = {
@@ -179,7 +195,13 @@ function isValidOutcomes(value) {
   return Array.isArray(value) && value.length > 0 && value.every(isValidOutcome);
 }
 
-/** A retry policy (Parts 4 to 6), or null for the default policy. */
+/** A throttle (Part 9): exactly {burst, interval}, 1 <= burst <= 1000000, 1 <= interval <= 30 days. */
+function isValidThrottle(value) {
+  if (!isPlainObject(value) || !hasOnlyKeys(value, THROTTLE_KEYS, ['burst', 'interval'])) return false;
+  return isIntInRange(value.burst, 1, MAX_BURST) && isIntInRange(value.interval, 1, MAX_WAIT_SECONDS);
+}
+
+/** A retry policy (Parts 4 to 6 and 9), or null for the default policy. */
 function isValidPolicy(value) {
   if (value === null) return true;
   if (!isPlainObject(value)) return false;
@@ -189,7 +211,8 @@ function isValidPolicy(value) {
   if (!Array.isArray(waits) || waits.length === 0) return false;
   if (!waits.every((w) => isIntInRange(w, 1, MAX_WAIT_SECONDS))) return false;
   if (Object.hasOwn(value, 'disable_on_gone') && typeof value.disable_on_gone !== 'boolean') return false;
-  return !Object.hasOwn(value, 'disable_after') || isIntInRange(value.disable_after, 1, MAX_DISABLE_AFTER);
+  if (Object.hasOwn(value, 'disable_after') && !isIntInRange(value.disable_after, 1, MAX_DISABLE_AFTER)) return false;
+  return !Object.hasOwn(value, 'throttle') || isValidThrottle(value.throttle);
 }
 
 // ---------------------------------------------------------------------------
@@ -227,7 +250,7 @@ class RetryPolicy {
   static from(value) {
     if (value === null) return DEFAULT_POLICY;
     const given = {};
-    for (const key of Object.keys(value)) given[key] = key === 'waits' ? value.waits.slice() : value[key];
+    for (const key of Object.keys(value)) given[key] = copyValue(value[key]);
     const disableAfter = Object.hasOwn(given, 'disable_after') ? given.disable_after : null;
     return new RetryPolicy(given.attempts, given.waits, given.disable_on_gone === true, disableAfter, given);
   }
@@ -240,15 +263,98 @@ class RetryPolicy {
   /** A fresh copy of the policy as given, for the `policy` query. */
   toResult() {
     const result = {};
-    for (const [key, value] of Object.entries(this.given)) result[key] = Array.isArray(value) ? value.slice() : value;
+    for (const [key, value] of Object.entries(this.given)) result[key] = copyValue(value);
     return result;
   }
+
+  /** The throttle as given ({burst, interval}), or null without one. */
+  get throttle() {
+    return Object.hasOwn(this.given, 'throttle') ? this.given.throttle : null;
+  }
+}
+
+/** A copy of a policy value: waits (a list) and throttle (an object) are copied, not shared. */
+function copyValue(value) {
+  if (Array.isArray(value)) return value.slice();
+  if (isPlainObject(value)) return { ...value };
+  return value;
 }
 
 const DEFAULT_POLICY = new RetryPolicy(DEFAULT_ATTEMPTS, DEFAULT_WAITS, false, null, {
   attempts: DEFAULT_ATTEMPTS,
   waits: DEFAULT_WAITS,
 });
+
+// ---------------------------------------------------------------------------
+// Throttling (Part 9)
+
+/**
+ * The ts of the process calls made so far, kept as the suffix maxima: a stack
+ * of { call, ts } with call numbers increasing and ts strictly decreasing from
+ * bottom to top. The largest ts of the calls numbered after m is the ts of the
+ * lowest entry whose call is after m.
+ */
+class ProcessCalls {
+  constructor() {
+    this.count = 0;
+    this.maxima = [];
+  }
+
+  record(ts) {
+    this.count += 1;
+    while (this.maxima.length > 0 && this.maxima[this.maxima.length - 1].ts <= ts) this.maxima.pop();
+    this.maxima.push({ call: this.count, ts });
+  }
+
+  /** The largest ts of the calls made after call number `after`, or null if none was. */
+  maxTsAfter(after) {
+    let lo = 0;
+    let hi = this.maxima.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.maxima[mid].call > after) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < this.maxima.length ? this.maxima[lo].ts : null;
+  }
+}
+
+/**
+ * A throttle's token bucket (throttle.bucket, throttle.clock): full (burst
+ * tokens) when set at `anchor`; tokens come at anchor + k * interval,
+ * k = 1, 2, ..., whatever is taken when, and one that comes while the bucket
+ * is full is lost. `countedTo` is the bucket time c: tokens whose times are at
+ * or before it have been counted. It is the largest of the anchor and the ts
+ * of every process call since the set (throttle.time-back), so a ts that goes
+ * back adds no token and takes none back.
+ */
+class TokenBucket {
+  constructor(throttle, ts, callsBefore) {
+    this.burst = throttle.burst;
+    this.interval = BigInt(throttle.interval);
+    this.anchor = BigInt(ts);
+    this.tokens = throttle.burst;
+    this.countedTo = BigInt(ts);
+    this.callsBefore = callsBefore; // process calls made before the set: later ones count
+  }
+
+  /** Count the tokens that came up to the bucket time the process calls give. */
+  refill(calls) {
+    const latest = calls.maxTsAfter(this.callsBefore);
+    if (latest === null || BigInt(latest) <= this.countedTo) return;
+    const to = BigInt(latest);
+    const came = (to - this.anchor) / this.interval - (this.countedTo - this.anchor) / this.interval;
+    const total = BigInt(this.tokens) + came; // came may be huge: cap before leaving BigInt
+    this.tokens = total < BigInt(this.burst) ? Number(total) : this.burst;
+    this.countedTo = to;
+  }
+
+  /** The next token's time, the first after the bucket time; 2^53 - 1 if later (throttle.beyond-range). */
+  nextTokenAt() {
+    const next = this.anchor + ((this.countedTo - this.anchor) / this.interval + 1n) * this.interval;
+    return next > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(next);
+  }
+}
 
 // ---------------------------------------------------------------------------
 // Domain model
@@ -357,6 +463,9 @@ class Endpoint {
     this.pending = new MinHeap((a, b) => a.seq < b.seq); // per-endpoint FIFO by enqueue order
     this.dead = new DeadList(); // dead-lettered events, in death order
     this.headToken = 0; // changes whenever the scheduled head entry becomes stale
+    this.bucket = null; // a TokenBucket while the policy has a throttle (Part 9)
+    // Events throttled since their last attempt, enable or set_policy (throttle.release).
+    this.throttled = new Set();
   }
 
   head() {
@@ -376,6 +485,7 @@ class Dispatcher {
     this.deadLetters = new Map(); // event id -> event, in death order
     this.nextSeq = 0;
     this.heads = new MinHeap(headEntryLess); // scheduled endpoint heads
+    this.processCalls = new ProcessCalls(); // every process call's ts, for the buckets' time
   }
 
   /** (Re)schedule the endpoint's current head, invalidating older entries. */
@@ -410,7 +520,11 @@ class Dispatcher {
   }
 
   process(ts) {
+    this.processCalls.record(ts);
     const records = [];
+    // Endpoints whose head was throttled in this call: their head is scheduled again only after
+    // the call, so it is never picked twice in one call (throttle.record, throttle.beyond-range).
+    const throttledNow = [];
     while (this.heads.size > 0) {
       const entry = this.heads.peek();
       if (!this.isLive(entry)) {
@@ -419,10 +533,32 @@ class Dispatcher {
       }
       if (entry.due > ts) break;
       this.heads.pop();
-      this.attempt(entry.endpoint, ts, records);
-      this.scheduleHead(entry.endpoint);
+      const endpoint = entry.endpoint;
+      if (endpoint.bucket !== null) {
+        endpoint.bucket.refill(this.processCalls);
+        if (endpoint.bucket.tokens === 0) {
+          this.throttle(endpoint, records);
+          throttledNow.push(endpoint);
+          continue;
+        }
+        endpoint.bucket.tokens -= 1; // every attempt, first or retry, takes one token
+      }
+      this.attempt(endpoint, ts, records);
+      this.scheduleHead(endpoint);
     }
+    for (const endpoint of throttledNow) this.scheduleHead(endpoint);
     return records;
+  }
+
+  /**
+   * The head finds no token: it is not attempted (attempt count, outcomes, retry
+   * schedule and failure count untouched) and is due when the next token comes.
+   */
+  throttle(endpoint, records) {
+    const event = endpoint.head();
+    event.due = endpoint.bucket.nextTokenAt();
+    endpoint.throttled.add(event);
+    records.push(`${event.id} throttled until ${event.due}`);
   }
 
   /** Attempt the endpoint's head event at time `now`, appending its record(s) to `records`. */
@@ -430,6 +566,7 @@ class Dispatcher {
     const event = endpoint.head();
     const { status: code, retryAfter } = event.nextOutcome();
     const policy = endpoint.policy; // the policy in force when this attempt fails (policy.in-force)
+    endpoint.throttled.delete(event); // its attempt ends its throttling
     event.attempts += 1;
     const prefix = `${event.id} #${event.attempts} ${code}`;
 
@@ -513,6 +650,7 @@ class Dispatcher {
     endpoint.disabled = false;
     endpoint.reason = null;
     endpoint.failures = 0; // auto.count: a successful enable resets the count
+    endpoint.throttled.clear(); // every pending event is due at ts; the bucket stays as it is
     this.scheduleHead(endpoint);
     return true;
   }
@@ -565,6 +703,17 @@ class Dispatcher {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
     endpoint.policy = RetryPolicy.from(policy);
+    // A throttle, even the same one again, starts a new full bucket anchored at ts; without one
+    // no attempt needs a token (throttle.set, throttle.remove).
+    const throttle = endpoint.policy.throttle;
+    endpoint.bucket = throttle === null ? null : new TokenBucket(throttle, ts, this.processCalls.count);
+    // The old bucket's token times are gone: a throttled event waiting for one is due at ts,
+    // unless its due time has already passed (throttle.release).
+    if (endpoint.throttled.size > 0) {
+      for (const event of endpoint.throttled) if (event.due > ts) event.due = ts;
+      endpoint.throttled.clear();
+      this.scheduleHead(endpoint);
+    }
     return true;
   }
 

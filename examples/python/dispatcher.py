@@ -1,22 +1,26 @@
 """A Python solution of the brief "Webhook Dispatcher: Retries, Ordering and Pausing" (Parts 1
 to 3) and of the roadmap's Parts 4 to 7 (retry policy per endpoint, Retry-After and Gone, automatic
-disabling of failing endpoints, dead letters: details and recovery), written the way a Python user
-would write it, from the seed brief, shared/roadmap.md and spec/dispatcher.md (clarifications
-included), without looking at the reference dispatcher or the other examples.
+disabling of failing endpoints, dead letters: details and recovery) and Part 9 (a token bucket per
+endpoint, the policy's "throttle"), written the way a Python user would write it, from the seed
+brief, shared/roadmap.md and spec/dispatcher.md (clarifications included), without looking at the
+reference dispatcher or the other examples.
 
     hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py examples/python/dispatcher.py"
 """
 
 from bisect import bisect_left, insort
 
-HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after", "auto-disable", "dead-letters"]
+HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after", "auto-disable", "dead-letters",
+                   "throttle"]
 
 # The brief's schedule is the default policy: 6 attempts, waits after failure 1, 2, 3, 4, 5.
 DEFAULT_POLICY = {"attempts": 6, "waits": [30, 60, 120, 240, 300]}
-POLICY_KEYS = {"attempts", "waits", "disable_on_gone", "disable_after"}
+POLICY_KEYS = {"attempts", "waits", "disable_on_gone", "disable_after", "throttle"}
+THROTTLE_KEYS = {"burst", "interval"}
 MAX_POLICY_ATTEMPTS = 100
 MAX_DISABLE_AFTER = 1000
-MAX_WAIT = 2592000  # 30 days, for policy waits and retry_after alike
+MAX_WAIT = 2592000  # 30 days, for policy waits, retry_after and a throttle's interval alike
+MAX_BURST = 1000000
 OUTCOME_KEYS = {"status", "retry_after"}
 TS_LIMIT = 2**53 - 1
 
@@ -53,7 +57,8 @@ def is_ts(x):
 
 
 def copy_policy(policy):
-    return {key: list(value) if key == "waits" else value for key, value in policy.items()}
+    return {key: list(value) if key == "waits" else dict(value) if key == "throttle" else value
+            for key, value in policy.items()}
 
 
 class Event:
@@ -69,6 +74,32 @@ class Event:
         self.last_status = None  # the status of the attempt that last killed it
 
 
+class Bucket:
+    """A throttle's token bucket (Part 9). Tokens come at anchor + k * interval, k = 1, 2, ...,
+    whatever is taken when (a token that comes while the bucket is full is lost); `counted_to`
+    is the bucket time, the latest ts up to which tokens have been counted: it never goes back."""
+
+    def __init__(self, burst, interval, ts):
+        self.burst = burst
+        self.interval = interval
+        self.anchor = ts  # the ts of the set_policy that set the throttle
+        self.tokens = burst  # starts full
+        self.counted_to = ts
+
+    def refill(self, ts):
+        """Count the tokens whose times are in (counted_to, ts]; a ts that went back adds none."""
+        if ts <= self.counted_to:
+            return
+        came = (ts - self.anchor) // self.interval - (self.counted_to - self.anchor) // self.interval
+        self.tokens = min(self.burst, self.tokens + came)
+        self.counted_to = ts
+
+    def next_token_at(self):
+        """The first token time after the bucket time, or TS_LIMIT if it would come later."""
+        k = (self.counted_to - self.anchor) // self.interval + 1
+        return min(self.anchor + k * self.interval, TS_LIMIT)
+
+
 class Endpoint:
     def __init__(self, url):
         self.url = url
@@ -78,6 +109,8 @@ class Endpoint:
         self.pending = []  # events in enqueue order; pending[0] is the head
         self.dead = []  # dead-lettered events sorted by died_at, so recover takes a tail
         self.policy = copy_policy(DEFAULT_POLICY)  # exactly as last given to set_policy
+        self.bucket = None  # a Bucket while the policy has a throttle
+        self.throttled = []  # events throttled since their last attempt, enable or set_policy
 
 
 class Dispatcher:
@@ -107,16 +140,40 @@ class Dispatcher:
 
     def process(self, ts):
         records = []
+        # Every bucket counts the tokens that came up to this call, whatever its endpoint's state
+        # (disabled, nothing due): its clock runs on (throttle.clock, throttle.pause).
+        for ep in self.endpoints.values():
+            if ep.bucket is not None:
+                ep.bucket.refill(ts)
+        throttled_now = set()  # endpoints whose head was throttled in this call: not picked again
         while True:
             candidates = [
                 ep.pending[0]
                 for ep in self.endpoints.values()
                 if not ep.disabled and ep.pending and ep.pending[0].due_at <= ts
+                and ep not in throttled_now
             ]
             if not candidates:
                 return records
             event = min(candidates, key=lambda e: (e.due_at, e.order))
+            endpoint = self.endpoints[event.endpoint_id]
+            bucket = endpoint.bucket
+            if bucket is not None and bucket.tokens == 0:
+                records.append(self.throttle(event, bucket))
+                throttled_now.add(endpoint)
+                continue
+            if bucket is not None:
+                bucket.tokens -= 1  # every attempt, first or retry, takes one token
             records.extend(self.attempt(event, ts))
+
+    def throttle(self, event, bucket):
+        """A due head that finds no token is not attempted: it is due when the next token comes,
+        with its attempt count, outcomes and retry schedule untouched; returns its record."""
+        event.due_at = bucket.next_token_at()
+        endpoint = self.endpoints[event.endpoint_id]
+        if event not in endpoint.throttled:
+            endpoint.throttled.append(event)
+        return f"{event.id} throttled until {event.due_at}"
 
     def attempt(self, event, ts):
         """Make one attempt; returns its records: the attempt's own, followed by
@@ -125,6 +182,8 @@ class Dispatcher:
         policy's disable_after)."""
         endpoint = self.endpoints[event.endpoint_id]
         policy = endpoint.policy  # the policy in force when the attempt fails decides
+        if event in endpoint.throttled:  # its attempt ends its throttling
+            endpoint.throttled.remove(event)
         event.attempts += 1
         n = event.attempts
         status, retry_after = event.outcomes[min(n, len(event.outcomes)) - 1]
@@ -204,6 +263,7 @@ class Dispatcher:
         endpoint.disabled = False
         endpoint.disabled_reason = None
         endpoint.consecutive_failures = 0
+        endpoint.throttled = []  # every pending event is due at ts below; the bucket stays as it is
         if replay_dead:
             revived = endpoint.dead
             endpoint.dead = []
@@ -234,6 +294,15 @@ class Dispatcher:
             raise DispatchError("unknown endpoint")
         # The whole policy is replaced; scheduled retries keep their due times.
         endpoint.policy = copy_policy(DEFAULT_POLICY if policy is None else policy)
+        # A throttle, even the same one again, starts a new full bucket anchored here; without
+        # one, no attempt needs a token (throttle.set, throttle.remove).
+        throttle = endpoint.policy.get("throttle")
+        endpoint.bucket = None if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)
+        # The old bucket's token times are gone: a throttled event waiting for one is due now,
+        # unless its due time has already passed (throttle.release).
+        for event in endpoint.throttled:
+            event.due_at = min(event.due_at, ts)
+        endpoint.throttled = []
         return True
 
     def policy(self, ts, endpoint_id):
@@ -314,8 +383,19 @@ def valid_policy(policy):
         return False
     if "disable_after" in policy:  # absent: the endpoint is never disabled automatically
         disable_after = policy["disable_after"]
-        return is_int(disable_after) and 1 <= disable_after <= MAX_DISABLE_AFTER
+        if not (is_int(disable_after) and 1 <= disable_after <= MAX_DISABLE_AFTER):
+            return False
+    if "throttle" in policy:  # absent: the endpoint is never throttled
+        return valid_throttle(policy["throttle"])
     return True
+
+
+def valid_throttle(throttle):
+    """{"burst": B, "interval": S}, exactly those keys, 1 <= B <= 1000000, 1 <= S <= 30 days."""
+    if not isinstance(throttle, dict) or set(throttle) != THROTTLE_KEYS:
+        return False
+    burst, interval = throttle["burst"], throttle["interval"]
+    return is_int(burst) and 1 <= burst <= MAX_BURST and is_int(interval) and 1 <= interval <= MAX_WAIT
 
 
 def check_arguments(name, args):

@@ -294,6 +294,88 @@ BUGS = {
         ("        event.last_status = status\n",
          "        event.last_status = status if retry_after is None else {'status': status, 'retry_after': retry_after}\n"),
     ],
+    # Part 9 of the roadmap, throttle (spec section 15).
+    "a throttle's refill is not capped at its burst": [
+        ("self.tokens = min(self.burst, self.tokens + came)", "self.tokens = self.tokens + came"),
+    ],
+    "a throttled head counts as an attempt": [
+        ("        event.due_at = bucket.next_token_at()\n",
+         "        event.due_at = bucket.next_token_at()\n        event.attempts += 1\n"),
+    ],
+    "the next token is counted from the call's ts": [
+        ("return min(self.anchor + k * self.interval, TS_LIMIT)", "return min(self.counted_to + self.interval, TS_LIMIT)"),
+    ],
+    "a throttled head goes to the back of its endpoint's queue": [
+        ("        endpoint = self.endpoints[event.endpoint_id]\n        if event not in endpoint.throttled:",
+         "        endpoint = self.endpoints[event.endpoint_id]\n        endpoint.pending.remove(event)\n        endpoint.pending.append(event)\n        if event not in endpoint.throttled:"),
+    ],
+    "retries take no token": [
+        ("                bucket.tokens -= 1  # every attempt", "                bucket.tokens -= 1 if event.attempts == 0 else 0  # every attempt"),
+    ],
+    "a new throttle takes over the old bucket's tokens": [
+        ('endpoint.bucket = None if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)',
+         'old_bucket = endpoint.bucket\n        endpoint.bucket = None if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)\n'
+         '        if old_bucket is not None and endpoint.bucket is not None:\n            endpoint.bucket.tokens = min(old_bucket.tokens, endpoint.bucket.burst)'),
+    ],
+    "setting the same throttle again keeps its bucket": [
+        ('endpoint.bucket = None if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)',
+         'same = endpoint.bucket is not None and throttle is not None and (endpoint.bucket.burst, endpoint.bucket.interval) == (throttle["burst"], throttle["interval"])\n'
+         '        endpoint.bucket = None if throttle is None else endpoint.bucket if same else Bucket(throttle["burst"], throttle["interval"], ts)'),
+    ],
+    "a policy without a throttle keeps the old bucket": [
+        ('endpoint.bucket = None if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)',
+         'endpoint.bucket = endpoint.bucket if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)'),
+    ],
+    "set_policy does not release a throttled head": [
+        ("        for event in endpoint.throttled:\n            event.due_at = min(event.due_at, ts)\n", ""),
+    ],
+    "set_policy makes a throttled head due later": [
+        ("            event.due_at = min(event.due_at, ts)\n", "            event.due_at = ts\n"),
+    ],
+    "a disabled endpoint's due head takes tokens": [
+        ("            if ep.bucket is not None:\n                ep.bucket.refill(ts)\n",
+         "            if ep.bucket is not None:\n                ep.bucket.refill(ts)\n"
+         "                if ep.disabled and ep.pending and ep.pending[0].due_at <= ts and ep.bucket.tokens > 0:\n"
+         "                    ep.bucket.tokens -= 1\n"),
+    ],
+    "enable refills the bucket": [
+        ("        endpoint.throttled = []  # every pending event is due at ts below",
+         "        if endpoint.bucket is not None:\n            endpoint.bucket.tokens = endpoint.bucket.burst\n"
+         "        endpoint.throttled = []  # every pending event is due at ts below"),
+    ],
+    "the bucket's clock restarts when a full bucket gives a token": [
+        ("            if bucket is not None:\n                bucket.tokens -= 1  # every attempt",
+         "            if bucket is not None and bucket.tokens == bucket.burst:\n                bucket.anchor = bucket.counted_to = ts\n"
+         "            if bucket is not None:\n                bucket.tokens -= 1  # every attempt"),
+    ],
+    "a ts that goes back sets the bucket time back": [
+        ("        if ts <= self.counted_to:\n            return\n",
+         "        if ts <= self.counted_to:\n            self.counted_to = ts\n            return\n"),
+    ],
+    "a throttled head resets the failure count": [
+        ("        endpoint = self.endpoints[event.endpoint_id]\n        if event not in endpoint.throttled:",
+         "        endpoint = self.endpoints[event.endpoint_id]\n        endpoint.consecutive_failures = 0\n        if event not in endpoint.throttled:"),
+    ],
+    "throttled records come after the call's attempts": [
+        ("        throttled_now = set()  # endpoints", "        late = []\n        throttled_now = set()  # endpoints"),
+        ("            if not candidates:\n                return records\n",
+         "            if not candidates:\n                return records + late\n"),
+        ("                records.append(self.throttle(event, bucket))", "                late.append(self.throttle(event, bucket))"),
+    ],
+    "a next token past 2^53 - 1 is not clamped": [
+        ("return min(self.anchor + k * self.interval, TS_LIMIT)", "return self.anchor + k * self.interval"),
+    ],
+    "a null throttle means no throttle": [
+        ('        return valid_throttle(policy["throttle"])', '        return policy["throttle"] is None or valid_throttle(policy["throttle"])'),
+    ],
+    "a throttle's upper bounds are not checked": [
+        ("return is_int(burst) and 1 <= burst <= MAX_BURST and is_int(interval) and 1 <= interval <= MAX_WAIT",
+         "return is_int(burst) and 1 <= burst and is_int(interval) and 1 <= interval"),
+    ],
+    "a throttle may have extra keys": [
+        ("if not isinstance(throttle, dict) or set(throttle) != THROTTLE_KEYS:",
+         "if not isinstance(throttle, dict) or not THROTTLE_KEYS <= set(throttle):"),
+    ],
 
 }
 
