@@ -1059,8 +1059,10 @@ mod part_tests {
 
     #[test]
     fn parts_are_numbered_named_and_read_back() {
-        for (i, p) in Part::ALL.into_iter().enumerate() {
-            assert_eq!(p.number(), i + 1);
+        let numbers: Vec<usize> = Part::ALL.iter().map(|p| p.number()).collect();
+        // In number order, the roadmap's Part 8 (signatures) not built yet.
+        assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 9]);
+        for p in Part::ALL {
             assert_eq!(Part::parse(p.as_str()), Some(p));
         }
         assert_eq!(Part::ALL[..Part::BRIEF.len()], Part::BRIEF);
@@ -1101,7 +1103,8 @@ mod part_tests {
                 "part `retry-after` (Part 5) builds on `policy` (Part 4), which is not \
                  declared: declare it too, or leave `retry-after` out; part `auto-disable` \
                  (Part 6) builds on `policy` (Part 4), which is not declared: declare it too, \
-                 or leave `auto-disable` out"
+                 or leave `auto-disable` out; part `throttle` (Part 9) builds on `policy` \
+                 (Part 4), which is not declared: declare it too, or leave `throttle` out"
                     .to_string()
             )
         );

@@ -130,6 +130,8 @@ impl Grade {
         let parts: Vec<String> = (0..PARTS)
             .map(|p| {
                 let (score, failing) = (self.brief[p], &self.brief_failing[p]);
+                // Numbers are the roadmap's, not places: Part 8 is not built yet.
+                let n = crate::case::Part::ALL[p].number();
                 let not_run = self.brief[p].not_run;
                 let also_not_run = if not_run > 0 {
                     format!(", {not_run} not run")
@@ -139,25 +141,25 @@ impl Grade {
                 if score.total == 0 && not_run > 0 {
                     format!(
                         "Part {} not run ({})",
-                        p + 1,
+                        n,
                         crate::wording::count(not_run, "case", "cases")
                     )
                 } else if score.total == 0 && !self.declared[p] {
-                    format!("Part {} not implemented", p + 1)
+                    format!("Part {} not implemented", n)
                 } else if score.total == 0 && self.full[p].total > 0 {
                     format!(
                         "Part {}: only cases beyond the brief ran ({} passed)",
-                        p + 1,
+                        n,
                         self.full[p].show()
                     )
                 } else if score.total == 0 {
-                    format!("Part {} not checked", p + 1)
+                    format!("Part {} not checked", n)
                 } else if failing.is_empty() && not_run == 0 {
-                    format!("Part {} passed", p + 1)
+                    format!("Part {} passed", n)
                 } else if failing.is_empty() {
                     format!(
                         "Part {}: {} passed{also_not_run}",
-                        p + 1,
+                        n,
                         crate::wording::count(score.passed, "case", "cases")
                     )
                 } else {
@@ -165,7 +167,7 @@ impl Grade {
                     let more = if failing.len() > 3 { ", ..." } else { "" };
                     format!(
                         "Part {}: {} of {} {} ({}{more}){also_not_run}",
-                        p + 1,
+                        n,
                         failing.len(),
                         score.total,
                         if failing.len() == 1 {

@@ -43,7 +43,7 @@ fn main() -> std::process::ExitCode {
     };
     Suite::new(run)
         // The parts you implement: the brief's three (also what saying nothing declares);
-        // add Part::Policy and the others you implement, or give Part::ALL for all seven.
+        // add Part::Policy and the others you implement, or give Part::ALL for all of them.
         .parts(&Part::BRIEF)
         .numbers(Numbers::Spelling)
         .run()

@@ -73,7 +73,13 @@ fn events(o: &Output) -> Vec<Value> {
         .collect()
 }
 
-const ROADMAP: [&str; 4] = ["policy", "retry-after", "auto-disable", "dead-letters"];
+/// The roadmap's parts built so far: every part after the brief's three.
+fn roadmap_parts() -> Vec<&'static str> {
+    hookcheck::case::Part::ALL[hookcheck::case::Part::BRIEF.len()..]
+        .iter()
+        .map(|p| p.as_str())
+        .collect()
+}
 
 /// How many cases of the part `roadmap_cases` writes.
 fn local(part: &str) -> usize {
@@ -117,7 +123,7 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
     );
     assert_eq!(
         summary(&with)["not_implemented"],
-        serde_json::json!(ROADMAP)
+        serde_json::json!(roadmap_parts())
     );
     assert_eq!(
         with[0]["parts"],
@@ -126,9 +132,11 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
     // Every case of Parts 4 and 5 is not applicable, for that reason, and none ran.
     let roadmap: Vec<&Value> = with
         .iter()
-        .filter(|e| e["event"] == "case" && ROADMAP.contains(&e["part"].as_str().unwrap_or("")))
+        .filter(|e| {
+            e["event"] == "case" && roadmap_parts().contains(&e["part"].as_str().unwrap_or(""))
+        })
         .collect();
-    let builtins: usize = ROADMAP.iter().map(|p| builtin(p)).sum();
+    let builtins: usize = roadmap_parts().iter().map(|p| builtin(p)).sum();
     assert!(
         builtins >= 40,
         "the corpus has cases of the roadmap's parts: {builtins}"
@@ -147,7 +155,7 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
             "{c}"
         );
     }
-    for part in ROADMAP {
+    for part in roadmap_parts() {
         assert_eq!(
             summary(&with)["parts"][part]["not_applicable"],
             local(part) + builtin(part),
@@ -168,7 +176,7 @@ fn an_implementation_of_the_brief_passes_as_before_and_is_shown_parts_4_and_5_no
     let human = fake(&dir, None, &["--cases", "roadmap"]);
     assert_eq!(human.status.code(), Some(0), "{}", text(&human));
     let report = text(&human);
-    for part in ROADMAP {
+    for part in roadmap_parts() {
         let row = report
             .lines()
             .find(|l| l.starts_with(&format!("{part} ")))
@@ -220,7 +228,10 @@ fn the_grade_reports_show_a_column_per_part_and_not_implemented() {
     );
     let events = common::implementation_events(&out.stdout);
     assert_eq!(events.len(), 2, "{}", text(&out));
-    assert_eq!(events[0]["not_implemented"], serde_json::json!(ROADMAP));
+    assert_eq!(
+        events[0]["not_implemented"],
+        serde_json::json!(roadmap_parts())
+    );
     assert_eq!(events[1]["not_implemented"], serde_json::json!([]));
     for event in &events {
         let full = &event["grade"]["full"];
@@ -230,49 +241,58 @@ fn the_grade_reports_show_a_column_per_part_and_not_implemented() {
             .unwrap_or_default();
         assert_eq!(names, Part::ALL.map(Part::as_str), "{event}");
     }
+    let roadmap: Vec<Part> = Part::ALL[Part::BRIEF.len()..].to_vec();
+    let not_implemented: Vec<String> = roadmap
+        .iter()
+        .map(|p| format!("Part {} not implemented", p.number()))
+        .collect();
     assert!(
         events[0]["brief_terms"]
             .as_str()
-            .is_some_and(|t| t.ends_with(
-                "Part 4 not implemented, Part 5 not implemented, Part 6 not implemented, Part 7 \
-                 not implemented"
-            )),
+            .is_some_and(|t| t.ends_with(&not_implemented.join(", "))),
         "{}",
         events[0]
     );
     assert_eq!(events[0]["passed"], true);
 
     let markdown = std::fs::read_to_string(dir.join("grade.md")).unwrap_or_default();
-    let header = "| implementation | verdict | score | brief score | Part 1 | Part 2 | Part 3 | Part 4 \
-                  | Part 5 | Part 6 | Part 7 | brief 1 | brief 2 | brief 3 | brief 4 | brief 5 | brief \
-                  6 | brief 7 | in the brief's terms |";
-    assert!(markdown.contains(header), "{markdown}");
+    let numbers: Vec<usize> = Part::ALL.iter().map(|p| p.number()).collect();
+    let header = format!(
+        "| implementation | verdict | score | brief score | {} | {} | in the brief's terms |",
+        numbers
+            .iter()
+            .map(|n| format!("Part {n}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        numbers
+            .iter()
+            .map(|n| format!("brief {n}"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    assert!(markdown.contains(&header), "{markdown}");
     let fake_row = markdown
         .lines()
         .find(|l| l.starts_with("| fake\\_impl\\.py |"))
         .unwrap_or_default();
-    // `| name | verdict | score | brief score | Part 1 | ... | Part 7 | brief 1 | ...`
+    // `| name | verdict | score | brief score | Part 1 | ... | Part 9 | brief 1 | ...`
     let cells: Vec<&str> = fake_row.split('|').map(str::trim).collect();
     let ordering = cells.get(6).copied().unwrap_or_default();
     assert!(ordering.contains('/'), "Part 2 ran: {fake_row}");
-    let not = "not implemented";
-    assert_eq!(
-        cells[5..12],
-        ["-", ordering, "-", not, not, not, not],
-        "{fake_row}"
-    );
-    assert_eq!(
-        cells[12..19],
-        ["-", ordering, "-", "-", "-", "-", "-"],
-        "{fake_row}"
-    );
+    let parts = Part::ALL.len();
+    let mut full = vec!["-", ordering, "-"];
+    full.extend(roadmap.iter().map(|_| "not implemented"));
+    assert_eq!(cells[5..5 + parts], full[..], "{fake_row}");
+    let mut brief = vec!["-", ordering, "-"];
+    brief.extend(roadmap.iter().map(|_| "-"));
+    assert_eq!(cells[5 + parts..5 + 2 * parts], brief[..], "{fake_row}");
     let html = std::fs::read_to_string(dir.join("grade.html")).unwrap_or_default();
     assert_eq!(
         html.matches(">not implemented</td>").count(),
-        4,
-        "Parts 4 to 7 of the fake"
+        roadmap.len(),
+        "the roadmap's parts of the fake"
     );
-    for n in 1..=Part::ALL.len() {
+    for n in numbers {
         assert!(html.contains(&format!(">Part {n}<span")), "Part {n}");
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -497,7 +517,7 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
         &misspelled,
         1,
         "unknown part `retry-aftr` in `without`, expected one of retries, ordering, pause, policy, \
-         retry-after, auto-disable, dead-letters: did you mean `retry-after`?",
+         retry-after, auto-disable, dead-letters, throttle: did you mean `retry-after`?",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,4 +1,6 @@
-//! One attempt and its record (`classify.*`, `retry.*`): what `process` returns.
+//! One attempt and its record (`classify.*`, `retry.*`): what `process` returns. A head held
+//! back by its throttle (Part 9) is a record of `process` too, and comes the same way, with
+//! the outcome [`Outcome::Throttled`].
 
 use super::{EventKey, Ts};
 use std::fmt;
@@ -8,6 +10,9 @@ pub enum Outcome {
     Delivered,
     RetryAt(Ts),
     Dead,
+    /// Not an attempt: the head found no token and is due when the next one comes
+    /// (`throttle.throttled`); its `number` is the attempts made so far and its `status` 0.
+    Throttled(Ts),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,11 +37,15 @@ pub struct Record<'a> {
 impl fmt::Display for Record<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let a = self.attempt;
+        if let Outcome::Throttled(until) = a.outcome {
+            return write!(f, "{} throttled until {until}", self.id);
+        }
         write!(f, "{} #{} {} ", self.id, a.number, a.status)?;
         match a.outcome {
             Outcome::Delivered => f.write_str("delivered"),
             Outcome::RetryAt(due) => write!(f, "retry at {due}"),
             Outcome::Dead => f.write_str("dead"),
+            Outcome::Throttled(_) => Ok(()),
         }
     }
 }

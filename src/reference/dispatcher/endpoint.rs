@@ -4,6 +4,7 @@
 use super::ids::{Name, Named};
 use super::letters::Letters;
 use super::policy::{DEFAULT, RetryPolicy};
+use super::throttle::Bucket;
 use super::{EventKey, Ts};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -62,6 +63,8 @@ pub(crate) struct Endpoint {
     pub dead_by_time: BTreeMap<(Ts, u64), EventKey>,
     /// `None` for the default policy, which is by far the usual case: one pointer, no allocation.
     pub policy: Option<Box<RetryPolicy>>,
+    /// The bucket of the policy's throttle (Part 9), when it has one.
+    pub bucket: Option<Box<Bucket>>,
 }
 
 impl Named for Endpoint {
@@ -83,6 +86,7 @@ impl Endpoint {
             dead: Letters::default(),
             dead_by_time: BTreeMap::new(),
             policy: None,
+            bucket: None,
         }
     }
 

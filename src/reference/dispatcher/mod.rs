@@ -17,6 +17,7 @@ mod pause;
 mod policy;
 mod process;
 mod status;
+mod throttle;
 
 pub use attempt::{Attempt, Outcome, Record};
 pub use dead_letter::{DeadLetter, EndpointReport};
@@ -28,6 +29,7 @@ pub use outcome::MAX_RETRY_AFTER;
 pub use outcome::{Class, Outcomes, classify};
 pub use policy::{MAX_ATTEMPTS, MAX_WAIT, RetryPolicy};
 pub use status::{State, Status};
+pub use throttle::{MAX_BURST, Throttle};
 
 use crate::prefetch::prefetch;
 use endpoint::Endpoint;
@@ -71,6 +73,10 @@ pub struct Dispatcher {
     /// apart from `Event` so that the brief's plain scripts pay nothing for them, not even size;
     /// it is consulted only for a 429 or 503.
     retry_after: HashMap<EventKey, Box<[u32]>>,
+    /// The `process` calls' times, which every throttle's bucket reads (Part 9); noted only
+    /// once a throttle has been set, so that runs without one pay nothing for it.
+    calls: throttle::Calls,
+    throttled_ever: bool,
 }
 
 impl Dispatcher {
@@ -121,14 +127,43 @@ impl Dispatcher {
 
     /// `policy.set`, `policy.default` (`None`): the endpoint's whole policy is replaced; no
     /// scheduled retry moves (`policy.no-reschedule`), as due times are stored, not derived.
+    /// A throttle starts a full bucket at `ts` (`throttle.set`), and the events the previous
+    /// one throttled are due at `ts` if they were due later (`throttle.release`).
     pub fn set_policy(
         &mut self,
+        ts: Ts,
         endpoint_id: &str,
         policy: Option<RetryPolicy>,
     ) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
-        self.endpoints[endpoint.index()].policy = policy.map(Box::new);
+        let throttle = policy.as_ref().and_then(RetryPolicy::throttle);
+        if throttle.is_some() && !self.throttled_ever {
+            self.throttled_ever = true;
+        }
+        let ep = &mut self.endpoints[endpoint.index()];
+        ep.policy = policy.map(Box::new);
+        let bucket = throttle.map(|t| Box::new(throttle::Bucket::new(t, ts, &self.calls)));
+        if let Some(old) = std::mem::replace(&mut ep.bucket, bucket) {
+            self.release(ts, endpoint, &old.throttled);
+        }
         Ok(())
+    }
+
+    /// `throttle.release`: each of `keys`, if still pending and due after `ts`, is due at `ts`.
+    fn release(&mut self, ts: Ts, endpoint: EndpointKey, keys: &[EventKey]) {
+        let mut moved = false;
+        for &key in keys {
+            if self.due_at(key).is_some_and(|due| due > ts) {
+                let epoch = self.endpoints[endpoint.index()].epoch;
+                let event = &mut self.events[key.index()];
+                event.set_lifecycle(Lifecycle::Pending { due_at: ts });
+                event.epoch = epoch;
+                moved = true;
+            }
+        }
+        if moved {
+            self.schedule_head(endpoint);
+        }
     }
 
     /// `policy.get`: the policy in force for the endpoint.

@@ -24,6 +24,10 @@ impl Dispatcher {
         }
         ep.disabled = None;
         ep.consecutive_failures = 0;
+        // Every pending event is due at `ts` now, the throttled ones too (`throttle.pause`).
+        if let Some(bucket) = ep.bucket.as_deref_mut() {
+            bucket.throttled.clear();
+        }
         // Every pending event becomes due at `ts` (`pause.enable-due`): a new epoch makes every
         // due time set before it stale. After 2^32 enables the epoch would come round to an old
         // one, so then (and only then) the due times are reset one by one.

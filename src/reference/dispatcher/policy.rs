@@ -3,6 +3,7 @@
 //! `retry.wait-schedule`) is the default value, held in a `static` so that an endpoint without a
 //! policy of its own costs no allocation.
 
+use super::throttle::Throttle;
 use super::{Error, Ts};
 use std::borrow::Cow;
 
@@ -24,6 +25,8 @@ pub struct RetryPolicy {
     disable_on_gone: Option<bool>,
     /// `auto.policy-key`: the threshold of consecutive failures, when given.
     disable_after: Option<u32>,
+    /// `throttle.policy-key`: the endpoint's token bucket, when given.
+    throttle: Option<Throttle>,
 }
 
 /// The default policy, shared by every endpoint that has none of its own.
@@ -32,6 +35,7 @@ pub static DEFAULT: RetryPolicy = RetryPolicy {
     waits: Cow::Borrowed(&BRIEF_WAITS),
     disable_on_gone: None,
     disable_after: None,
+    throttle: None,
 };
 
 impl Default for RetryPolicy {
@@ -56,6 +60,7 @@ impl RetryPolicy {
             waits: Cow::Owned(waits),
             disable_on_gone: None,
             disable_after: None,
+            throttle: None,
         })
     }
 
@@ -76,6 +81,19 @@ impl RetryPolicy {
             disable_after: Some(threshold),
             ..self
         })
+    }
+
+    /// The same policy with a throttle (`throttle.policy-key`, `throttle.valid`).
+    pub fn with_throttle(self, burst: u32, interval: u32) -> Result<Self, Error> {
+        Ok(RetryPolicy {
+            throttle: Some(Throttle::new(burst, interval)?),
+            ..self
+        })
+    }
+
+    /// The throttle, when the policy gives one.
+    pub fn throttle(&self) -> Option<Throttle> {
+        self.throttle
     }
 
     /// The threshold of `auto.disable`, when the policy gives one.

@@ -18,6 +18,12 @@ impl Dispatcher {
 
     /// Like [`Dispatcher::process`], handing each attempt to `sink` instead of collecting them.
     pub fn process_with(&mut self, ts: Ts, mut sink: impl FnMut(Attempt)) {
+        if self.throttled_ever {
+            self.calls.record(ts);
+        }
+        // Heads throttled until this very `ts` (only at the end of time, `throttle.beyond-range`)
+        // go back once the call is over: a head is picked at most once per call.
+        let mut held_to_now: Vec<EventKey> = Vec::new();
         while let Some(&Reverse(entry)) = self.ready.peek() {
             let (due_at, key) = entry.parts();
             if due_at > ts {
@@ -30,12 +36,63 @@ impl Dispatcher {
             // The entry stays on top while its head is attempted: the entry the attempt then
             // schedules (the same head later, or the endpoint's next one) takes its place.
             self.top_spent = true;
-            let attempt = self.attempt(key, ts);
+            let attempt = match self.throttled_ever.then(|| self.take_token(key)).flatten() {
+                Some(until) => self.hold_back(key, until, ts, &mut held_to_now),
+                None => self.attempt(key, ts),
+            };
             if self.top_spent {
                 self.ready.pop();
                 self.top_spent = false;
             }
             sink(attempt);
+        }
+        for key in held_to_now {
+            self.push_ready(ts, key);
+        }
+    }
+
+    /// Takes a token from the head's endpoint's bucket, if it has one (`throttle.bucket`);
+    /// `Some(T)` when there is none, T the next token's time.
+    fn take_token(&mut self, key: EventKey) -> Option<Ts> {
+        let endpoint = self.events[key.index()].endpoint;
+        let bucket = self.endpoints[endpoint.index()].bucket.as_deref_mut()?;
+        match bucket.take(&self.calls) {
+            Ok(()) => {
+                bucket.attempted(key);
+                None
+            }
+            Err(until) => Some(until),
+        }
+    }
+
+    /// A head that found no token: not attempted, due at `until` (`throttle.throttled`,
+    /// `throttle.not-attempt`), and its record.
+    fn hold_back(
+        &mut self,
+        key: EventKey,
+        until: Ts,
+        ts: Ts,
+        held_to_now: &mut Vec<EventKey>,
+    ) -> Attempt {
+        let event = &mut self.events[key.index()];
+        let ep = &mut self.endpoints[event.endpoint.index()];
+        event.set_lifecycle(Lifecycle::Pending { due_at: until });
+        event.epoch = ep.epoch;
+        let number = u32::from(event.attempts);
+        if let Some(bucket) = ep.bucket.as_deref_mut() {
+            bucket.hold(key);
+        }
+        if until > ts {
+            self.push_ready(until, key);
+        } else {
+            held_to_now.push(key);
+        }
+        Attempt {
+            event: key,
+            number,
+            status: 0,
+            outcome: Outcome::Throttled(until),
+            disabled_endpoint: false,
         }
     }
 
@@ -128,6 +185,8 @@ impl Dispatcher {
                 self.endpoints[endpoint.index()].bury(key, letter, ts);
                 self.finish(key);
             }
+            // An attempt never comes out throttled: `hold_back` makes those records.
+            Outcome::Throttled(_) => {}
         }
         Attempt {
             event: key,

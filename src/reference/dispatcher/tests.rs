@@ -213,11 +213,11 @@ fn custom_policy_is_honoured() {
     let policy = RetryPolicy::new(2, vec![10]).expect("valid policy");
     let mut d = Dispatcher::new();
     d.register("s", "u").expect("register");
-    d.set_policy("s", Some(policy)).expect("set_policy");
+    d.set_policy(0, "s", Some(policy)).expect("set_policy");
     d.enqueue(0, "s", "e", outcomes(&[0])).expect("enqueue");
     assert_eq!(records(&mut d, 0), vec!["e #1 0 retry at 10"]);
     assert_eq!(records(&mut d, 10), vec!["e #2 0 dead"]);
-    assert_eq!(d.set_policy("t", None), Err(Error::UnknownEndpoint));
+    assert_eq!(d.set_policy(0, "t", None), Err(Error::UnknownEndpoint));
 }
 
 #[test]
@@ -263,17 +263,17 @@ fn a_policy_change_moves_no_scheduled_retry_and_decides_the_next_failure() {
         .expect("enqueue");
     assert_eq!(records(&mut d, 0), vec!["e #1 500 retry at 30"]);
     // Fewer attempts than already made: the scheduled attempt still happens, then death.
-    d.set_policy("shop", policy(1, &[1000])).expect("set");
+    d.set_policy(0, "shop", policy(1, &[1000])).expect("set");
     assert_eq!(status(&d, "e"), (State::Pending, 1, Some(30)));
     assert_eq!(records(&mut d, 30), vec!["e #2 500 dead"]);
-    d.set_policy("shop", policy(4, &[7, 1000])).expect("set");
+    d.set_policy(0, "shop", policy(4, &[7, 1000])).expect("set");
     d.enable(40, "shop", true).expect_err("not disabled");
     d.disable("shop").expect("disable");
     d.enable(40, "shop", true).expect("enable");
     // Replayed: attempt 1 again, under the policy now in force; no 300-second cap.
     assert_eq!(records(&mut d, 40), vec!["e #1 500 retry at 47"]);
     assert_eq!(records(&mut d, 47), vec!["e #2 500 retry at 1047"]);
-    d.set_policy("shop", None).expect("default");
+    d.set_policy(0, "shop", None).expect("default");
     assert_eq!(records(&mut d, 1047), vec!["e #3 500 retry at 1167"]);
     assert_eq!(d.policy("shop").map(RetryPolicy::attempts), Ok(6));
 }
@@ -315,7 +315,7 @@ fn gone_disables_the_endpoint_only_with_disable_on_gone() {
     let mut d = shop();
     d.register("other", "u").expect("register");
     let gone = RetryPolicy::default().with_disable_on_gone(true);
-    d.set_policy("shop", Some(gone)).expect("set");
+    d.set_policy(0, "shop", Some(gone)).expect("set");
     d.enqueue(0, "shop", "g", outcomes(&[410])).expect("g");
     d.enqueue(0, "shop", "behind", outcomes(&[200]))
         .expect("behind");
@@ -370,7 +370,7 @@ fn consecutive_failures_disable_and_a_successful_enable_resets_them() {
     let policy = RetryPolicy::new(1, vec![5])
         .and_then(|p| p.with_disable_after(2))
         .expect("valid");
-    d.set_policy("shop", Some(policy)).expect("set");
+    d.set_policy(0, "shop", Some(policy)).expect("set");
     d.enqueue(0, "shop", "a", outcomes(&[500])).expect("a");
     d.enqueue(0, "shop", "b", outcomes(&[0])).expect("b");
     d.enqueue(0, "shop", "c", outcomes(&[200])).expect("c");

@@ -347,9 +347,9 @@ fn outcome_values(items: &[Value]) -> Result<Outcomes, Error> {
         .and_then(Outcomes::with_retry_after)
 }
 
-/// A policy object (`policy.valid`, `policy.strict`, `gone.policy-key`, `auto.policy-key`):
-/// `attempts` and `waits` required, `disable_on_gone` and `disable_after` optional, no other
-/// key.
+/// A policy object (`policy.valid`, `policy.strict`, `gone.policy-key`, `auto.policy-key`,
+/// `throttle.policy-key`): `attempts` and `waits` required, `disable_on_gone`, `disable_after`
+/// and `throttle` optional, no other key.
 fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
     // Beyond u32 is out of range as surely as beyond the policy's own bounds.
     let small = |v: &Value| {
@@ -358,6 +358,7 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
             .ok_or(Error::InvalidPolicy)
     };
     let (mut attempts, mut waits, mut gone, mut threshold) = (None, None, None, None);
+    let mut throttle = None;
     for (key, value) in map {
         match (key.as_str(), value) {
             ("attempts", v) => attempts = Some(small(v)?),
@@ -370,6 +371,18 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
             }
             ("disable_on_gone", Value::Bool(flag)) => gone = Some(*flag),
             ("disable_after", v) => threshold = Some(small(v)?),
+            // `throttle.valid`: exactly `burst` and `interval`.
+            ("throttle", Value::Object(t)) => {
+                let (mut burst, mut interval) = (None, None);
+                for (key, value) in t {
+                    match key.as_str() {
+                        "burst" => burst = Some(small(value)?),
+                        "interval" => interval = Some(small(value)?),
+                        _ => return Err(Error::InvalidPolicy),
+                    }
+                }
+                throttle = Some(burst.zip(interval).ok_or(Error::InvalidPolicy)?);
+            }
             _ => return Err(Error::InvalidPolicy),
         }
     }
@@ -382,6 +395,9 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
     }
     if let Some(threshold) = threshold {
         policy = policy.with_disable_after(threshold)?;
+    }
+    if let Some((burst, interval)) = throttle {
+        policy = policy.with_throttle(burst, interval)?;
     }
     Ok(policy)
 }

@@ -126,6 +126,12 @@ impl Reply<'_> {
                 if let Some(threshold) = p.disable_after() {
                     m.insert("disable_after".into(), Value::from(threshold));
                 }
+                if let Some(t) = p.throttle() {
+                    m.insert(
+                        "throttle".into(),
+                        serde_json::json!({"burst": t.burst(), "interval": t.interval()}),
+                    );
+                }
                 Value::Object(m)
             }
             Reply::Status(s) => {
@@ -157,6 +163,13 @@ fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
     }
     let mut tail = Tail::new();
     match a.outcome {
+        Outcome::Throttled(until) => {
+            tail.put(b"\"");
+            tail.int(until);
+            tail.put(b" throttled until ");
+            out.extend_from_slice(tail.bytes());
+            return;
+        }
         Outcome::Delivered => tail.put(b" delivered\""),
         Outcome::Dead => tail.put(b" dead\""),
         Outcome::RetryAt(due) => {
@@ -258,6 +271,13 @@ fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
     if let Some(threshold) = p.disable_after() {
         out.extend_from_slice(b",\"disable_after\":");
         write_int(out, i64::from(threshold));
+    }
+    if let Some(t) = p.throttle() {
+        out.extend_from_slice(b",\"throttle\":{\"burst\":");
+        write_int(out, i64::from(t.burst()));
+        out.extend_from_slice(b",\"interval\":");
+        write_int(out, i64::from(t.interval()));
+        out.push(b'}');
     }
     out.push(b'}');
 }

@@ -400,7 +400,7 @@ impl Session {
             }
             CommandOf::DeadLetters { endpoint } => Effect::DeadLetters(endpoint),
             CommandOf::SetPolicy { endpoint, policy } => {
-                d.set_policy(text.get(&endpoint), policy)?;
+                d.set_policy(ts, text.get(&endpoint), policy)?;
                 Effect::Accepted
             }
             CommandOf::Policy { endpoint } => Effect::Policy(endpoint),

@@ -48,6 +48,8 @@ pub fn absent(op: &Value, parts: &[Part]) -> Option<(Part, Error)> {
                 Some((Part::RetryAfter, Error::InvalidPolicy))
             } else if policy.disable_after().is_some() && lacks(Part::AutoDisable) {
                 Some((Part::AutoDisable, Error::InvalidPolicy))
+            } else if policy.throttle().is_some() && lacks(Part::Throttle) {
+                Some((Part::Throttle, Error::InvalidPolicy))
             } else {
                 None
             }
