@@ -14,8 +14,8 @@
 //! buffers. The outputs of hookcheck and of the Python peer are compared byte for byte.
 //!
 //! `cargo bench --bench run` (all sizes); `cargo bench --bench run -- 100000` (one size);
-//! `--no-python` leaves the peer out; `--mix brief`, `--mix policy` or `--mix incidents` runs one
-//! workload only.
+//! `--no-python` leaves the peer out; `--mix brief`, `--mix policy`, `--mix incidents` or `--mix
+//! throttle` runs one workload only.
 //! Workloads are written to `target/bench-run/`.
 //!
 //! The `brief` workload follows the mix measured on a user's input: 2,000 endpoints; per event,
@@ -27,8 +27,10 @@
 //! `incidents` workload is the brief's mix under Parts 6 and 7: every endpoint has a
 //! `disable_after` threshold (3 to 10), a tenth of the endpoints at a time fail every attempt for
 //! 500 s (so they die and get disabled), and `endpoint`, `dead_letter` and `recover` (of what died
-//! in the last 2,000 s) are asked in place of some enables. The Python peer implements the brief
-//! only, so it runs on the `brief` workload alone.
+//! in the last 2,000 s) are asked in place of some enables. The `throttle` workload is the brief's
+//! mix under Part 9: every endpoint has a token bucket (a burst of 1 to 6, one token every 1 to
+//! 10 s), so that bursts of events on one endpoint are throttled and wait for their tokens. The
+//! Python peer implements the brief only, so it runs on the `brief` workload alone.
 
 mod common;
 
@@ -47,6 +49,7 @@ enum Mix {
     Brief,
     Policy,
     Incidents,
+    Throttle,
 }
 
 impl Mix {
@@ -55,6 +58,7 @@ impl Mix {
             Mix::Brief => "brief",
             Mix::Policy => "policy",
             Mix::Incidents => "incidents",
+            Mix::Throttle => "throttle",
         }
     }
 }
@@ -116,6 +120,11 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
                 r#"["set_policy",0,"ep-{ep}",{{"attempts":4,"waits":[20,60,180],"disable_after":{}}}]"#,
                 3 + p.below(8)
             )),
+            Mix::Throttle => emit(&format!(
+                r#"["set_policy",0,"ep-{ep}",{{"attempts":6,"waits":[30,60,120,240,300],"throttle":{{"burst":{},"interval":{}}}}}]"#,
+                1 + p.below(6),
+                1 + p.below(10)
+            )),
         }
     }
     let (mut ts, mut enqueued) = (0i64, 0u64);
@@ -134,6 +143,13 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
                 enqueued += 1;
             }
             0..=99 => {
+                // The throttle mix sends a third of its events to 20 busy endpoints, whose
+                // buckets run dry: those are throttled and wait for their tokens.
+                let ep = if mix == Mix::Throttle && p.chance(33) {
+                    p.below(20)
+                } else {
+                    ep
+                };
                 let statuses: &[u16] = match p.below(20) {
                     0..=13 => &[200],
                     14 => &[503, 200],
@@ -145,7 +161,9 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
                     _ => &[408, 204],
                 };
                 let outcomes: Vec<String> = match mix {
-                    Mix::Brief | Mix::Incidents => statuses.iter().map(u16::to_string).collect(),
+                    Mix::Brief | Mix::Incidents | Mix::Throttle => {
+                        statuses.iter().map(u16::to_string).collect()
+                    }
                     Mix::Policy => statuses.iter().map(|s| outcome(&mut p, *s)).collect(),
                 };
                 let outcomes = format!("[{}]", outcomes.join(","));
@@ -348,9 +366,10 @@ fn main() {
             Some("brief") => vec![Mix::Brief],
             Some("policy") => vec![Mix::Policy],
             Some("incidents") => vec![Mix::Incidents],
-            other => panic!("--mix takes brief, policy or incidents, not {other:?}"),
+            Some("throttle") => vec![Mix::Throttle],
+            other => panic!("--mix takes brief, policy, incidents or throttle, not {other:?}"),
         },
-        None => vec![Mix::Brief, Mix::Policy, Mix::Incidents],
+        None => vec![Mix::Brief, Mix::Policy, Mix::Incidents, Mix::Throttle],
     };
     let sizes: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() {

@@ -12,6 +12,7 @@ mod absent;
 mod crossings;
 mod incidents;
 mod roadmap;
+mod throttle;
 
 use crate::case::Part;
 use crate::ops::Session;
@@ -53,6 +54,8 @@ struct State {
     /// Part 6 (`auto-disable`) and Part 7 (`dead-letters`).
     auto: bool,
     dead: bool,
+    /// Part 9 (`throttle`).
+    throttle: bool,
     p: Prng,
     ts: i64,
     events: u64,
@@ -78,6 +81,7 @@ struct State {
     recovery_done: bool,
     /// Parts 6 and 7: a crossing of two roadmap parts, or time going back (`crossings`).
     crossing_done: bool,
+    throttle_done: bool,
     /// With Part 7 only: the events that died at least once (from the shadow's records), which
     /// tells a revived event from one that never died, and the `ts` of every death, in order,
     /// which `recover`'s `since` is drawn around.
@@ -98,6 +102,7 @@ impl Generator {
         let roadmap = policy || retry_after;
         let auto = self.parts.contains(&Part::AutoDisable);
         let dead = self.parts.contains(&Part::DeadLetters);
+        let throttle = self.parts.contains(&Part::Throttle);
         let incidents = auto || dead;
         let mut s = State {
             brief,
@@ -106,6 +111,7 @@ impl Generator {
             retry_after,
             auto,
             dead,
+            throttle,
             p: Prng::new(case_seed(seed, index)),
             ts: 0,
             events: 0,
@@ -122,6 +128,7 @@ impl Generator {
             incident_done: false,
             recovery_done: false,
             crossing_done: false,
+            throttle_done: false,
             died: BTreeSet::new(),
             death_times: Vec::new(),
         };
@@ -159,6 +166,10 @@ impl Generator {
         // with Part 6 or 7, so the sequences of fewer parts keep their fingerprints.
         let crossing_at = (incidents && s.p.chance(75))
             .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
+        // Part 9: a burst on a throttled endpoint, drawn after all of the above and only with
+        // it. In brief mode it closes the case (see `throttle`).
+        let throttle_at = (throttle && s.p.chance(if brief { 85 } else { 60 }))
+            .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
         let cap = 2 * max;
         while s.ops.len() < len {
             if scenario_at.is_some_and(|at| s.ops.len() >= at) && !s.scenario_done {
@@ -183,6 +194,10 @@ impl Generator {
             }
             if crossing_at.is_some_and(|at| s.ops.len() >= at) && !s.crossing_done {
                 s.crossing_scenario(endpoints, cap);
+                continue;
+            }
+            if !brief && throttle_at.is_some_and(|at| s.ops.len() >= at) && !s.throttle_done {
+                s.throttle_scenario(endpoints);
                 continue;
             }
             if incidents && s.p.chance(14) {
@@ -211,6 +226,9 @@ impl Generator {
         // An incident may have run past the case's length before the crossing's turn came.
         if crossing_at.is_some() && !s.crossing_done {
             s.crossing_scenario(endpoints, cap);
+        }
+        if throttle_at.is_some() && !s.throttle_done {
+            s.throttle_scenario(endpoints);
         }
         s.ops
     }
@@ -279,6 +297,7 @@ impl State {
             // endpoint's events are held from now on.
             if let Some(due) = record
                 .rsplit_once(" retry at ")
+                .or_else(|| record.rsplit_once(" throttled until "))
                 .and_then(|(_, d)| d.parse().ok())
             {
                 self.dues.push(due);
@@ -1036,6 +1055,22 @@ mod tests {
             (five, true, 120, 0x5021_f754_5555_2668),
             (four.clone(), false, 40, 0x6bc7_5926_0c96_9d1e),
             (four, true, 40, 0x0380_e5bb_1849_7c4f),
+        ]);
+    }
+
+    #[test]
+    #[ignore = "slow: .ci/run runs it with --ignored"]
+    fn seven_parts_get_the_sequences_they_got_before_part_9() {
+        // Fingerprints taken when the generator learnt Part 9, which changes nothing for an
+        // implementation of Parts 1 to 7 (the same as at commit 6bbed03, but for a long
+        // incident's events now capped by the case's room): a seed given with a finding
+        // against one still finds it.
+        let seven = Part::ALL[..7].to_vec();
+        same_fingerprints(vec![
+            (seven.clone(), false, 40, 0xbf25_66a6_da11_7774_u64),
+            (seven.clone(), true, 40, 0xb46a_c9ee_3896_5ec3),
+            (seven.clone(), false, 120, 0xe908_5dbb_92ea_3cd3),
+            (seven, true, 120, 0xfff1_96f7_52d3_5833),
         ]);
     }
 

@@ -168,20 +168,30 @@ fn roadmap_clarification(step: &Step) -> Option<&'static str> {
         {
             Some("recover.since")
         }
-        ("set_policy", "invalid policy", 4) => op
-            .get(3)
-            .and_then(Value::as_object)
-            .is_some_and(|policy| {
-                policy
-                    .iter()
-                    .filter(|(key, _)| *key != "disable_on_gone")
-                    .any(|(_, v)| {
-                        integer_only_by_clarification(v)
-                            || v.as_array()
-                                .is_some_and(|l| l.iter().any(integer_only_by_clarification))
-                    })
-            })
-            .then_some("policy.strict"),
+        ("set_policy", "invalid policy", 4) => {
+            let policy = op.get(3).and_then(Value::as_object)?;
+            let strict = policy
+                .iter()
+                .filter(|(key, _)| *key != "disable_on_gone" && *key != "throttle")
+                .any(|(_, v)| {
+                    integer_only_by_clarification(v)
+                        || v.as_array()
+                            .is_some_and(|l| l.iter().any(integer_only_by_clarification))
+                });
+            // A throttle that is not an object is invalid by the roadmap's own words; one
+            // whose integers are only by `throttle.valid` not integers, by that clarification.
+            let throttle = policy
+                .get("throttle")
+                .and_then(Value::as_object)
+                .is_some_and(|t| t.values().any(integer_only_by_clarification));
+            if strict {
+                Some("policy.strict")
+            } else if throttle {
+                Some("throttle.valid")
+            } else {
+                None
+            }
+        }
         _ => None,
     }
 }

@@ -171,7 +171,7 @@ fn plainer_policies(ops: &[Value], i: usize) -> Vec<Value> {
         op
     };
     let mut out = Vec::new();
-    for key in ["disable_on_gone", "disable_after"] {
+    for key in ["disable_on_gone", "disable_after", "throttle"] {
         if policy.contains_key(key) {
             let mut p = policy.clone();
             p.remove(key);

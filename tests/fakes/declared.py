@@ -5,14 +5,15 @@ part not declared would accept into one the example rejects the same way, changi
 # The roadmap's operations, by the part they belong to.
 OWNER = {"set_policy": "policy", "policy": "policy", "endpoint": "auto-disable",
          "dead_letter": "dead-letters", "recover": "dead-letters"}
-# The policy keys of Parts 5 and 6.
-KEYS = {"disable_on_gone": "retry-after", "disable_after": "auto-disable"}
+# The policy keys of Parts 5, 6 and 9.
+KEYS = {"disable_on_gone": "retry-after", "disable_after": "auto-disable", "throttle": "throttle"}
 
 
 def within_parts(op, parts):
     """An operation of a part not declared is unknown (Part 4's set_policy and policy, Part 6's
     endpoint, Part 7's dead_letter and recover); a policy key of a part not declared makes the
-    policy invalid (Part 5's disable_on_gone, Part 6's disable_after); without Part 5 an object
+    policy invalid (Part 5's disable_on_gone, Part 6's disable_after, Part 9's throttle); without
+    Part 5 an object
     outcome is invalid."""
     if not isinstance(op, list) or not op:
         return op

@@ -16,12 +16,23 @@ use serde_json::{Value, json};
 
 /// Keeps the probes' draws apart from the sequence's own.
 const PROBES: u64 = 0x5052_4f42_4553_2121;
+/// Keeps Part 9's probes apart from the others': those of an implementation of Parts 1 to 7
+/// are the ones it met before Part 9 existed.
+const THROTTLE_PROBES: u64 = PROBES ^ 9;
 
 impl Generator {
     /// Case `index` of the run seeded with `seed` as the fuzzer sends it: [`Generator::case`]
     /// with, in about half the cases, one to three probes of the parts not declared.
     pub fn sequence(&self, seed: u64, index: u64) -> Vec<Value> {
         let mut ops = self.case(seed, index);
+        self.probe_parts(&mut ops, seed, index);
+        // Last, so that the other probes are where they were before Part 9.
+        self.probe_throttle(&mut ops, seed, index);
+        ops
+    }
+
+    /// The probes of Parts 4 to 7.
+    fn probe_parts(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
         let absent: Vec<Part> = [
             Part::Policy,
             Part::RetryAfter,
@@ -32,11 +43,11 @@ impl Generator {
         .filter(|p| !self.parts.contains(p))
         .collect();
         if absent.is_empty() {
-            return ops;
+            return;
         }
         let mut p = Prng::new(case_seed(seed, index) ^ PROBES);
         if !p.chance(50) {
-            return ops;
+            return;
         }
         for _ in 0..1 + p.below(3) {
             // After the first registration, so `a` exists: a probe of an endpoint is of one
@@ -52,7 +63,30 @@ impl Generator {
             let probe = self.probe(&mut p, part, ts, seed ^ index);
             ops.insert(at, probe);
         }
-        ops
+    }
+
+    /// Without Part 9 and with Part 4, in a third of the cases, a policy with a throttle: no key
+    /// of the policy to it, so `"error: invalid policy"` (`throttle.parts`, a rule of the
+    /// roadmap's, so brief mode too). Without Part 4, `set_policy` is unknown anyway.
+    fn probe_throttle(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
+        if self.parts.contains(&Part::Throttle) || !self.parts.contains(&Part::Policy) {
+            return;
+        }
+        let mut p = Prng::new(case_seed(seed, index) ^ THROTTLE_PROBES);
+        if ops.is_empty() || !p.chance(33) {
+            return;
+        }
+        let at = 1 + p.below(ops.len() as u64) as usize;
+        let ts = ops
+            .get(at - 1)
+            .and_then(|op| op.get(1))
+            .and_then(Value::as_i64)
+            .filter(|t| t.unsigned_abs() < 1 << 53)
+            .unwrap_or(0);
+        let throttle = json!({"burst": 1 + p.below(3), "interval": 1 + p.below(10)});
+        let policy = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
+                            "throttle": throttle});
+        ops.insert(at.min(ops.len()), json!(["set_policy", ts, "a", policy]));
     }
 
     fn probe(&self, p: &mut Prng, part: Part, ts: i64, tag: u64) -> Value {
@@ -136,10 +170,11 @@ mod tests {
             Part::RetryAfter,
             Part::AutoDisable,
             Part::DeadLetters,
+            Part::Throttle,
         ];
-        for bits in 0..16u32 {
+        for bits in 0..32u32 {
             let mut parts = Part::BRIEF.to_vec();
-            parts.extend((0..4).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
+            parts.extend((0..5).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
             if Part::check_declared(&parts).is_err() {
                 continue;
             }
@@ -174,8 +209,13 @@ mod tests {
                         assert!(crate::fuzz::in_brief_domain(&case), "{sequence:?}");
                     }
                 }
-                let expected: BTreeSet<Part> =
-                    roadmap.into_iter().filter(|p| !parts.contains(p)).collect();
+                // Part 9 is probed with a policy, which needs Part 4: without it, the probes of
+                // Part 4 show that `set_policy` is unknown.
+                let expected: BTreeSet<Part> = roadmap
+                    .into_iter()
+                    .filter(|p| !parts.contains(p))
+                    .filter(|p| *p != Part::Throttle || parts.contains(&Part::Policy))
+                    .collect();
                 assert_eq!(probed, expected, "{parts:?}, brief {brief_only}");
             }
         }

@@ -486,11 +486,19 @@ impl State {
     /// The statuses of a long incident's failing events: as many events die of retryable
     /// failures, `attempts` each, as the threshold allows with the `count` already reached,
     /// and the last fails just often enough to reach it, then is delivered, as is its endpoint
-    /// once enabled again (`enable` sets the count back to 0).
-    fn incident_script(&mut self, attempts: i64, threshold: i64, count: i64) -> Vec<Vec<i64>> {
+    /// once enabled again (`enable` sets the count back to 0). At most `room` events: a
+    /// threshold of hundreds is not reached within a case, and the case stays within its cap.
+    fn incident_script(
+        &mut self,
+        attempts: i64,
+        threshold: i64,
+        count: i64,
+        room: usize,
+    ) -> Vec<Vec<i64>> {
         let needed = (threshold - count).max(1);
         let attempts = attempts.max(1);
-        let dying = (needed - 1) / attempts;
+        let room = i64::try_from(room).unwrap_or(i64::MAX).max(1);
+        let dying = ((needed - 1) / attempts).min(room - 1);
         let rest = needed - dying * attempts;
         let mut events: Vec<Vec<i64>> = (0..dying)
             .map(|_| vec![*self.p.pick(&RETRYABLE).unwrap_or(&503)])
@@ -550,7 +558,8 @@ impl State {
             // behind them events that are held when it disables the endpoint and are delivered
             // once it is enabled again.
             let (attempts, threshold, count) = plan.unwrap_or((6, 4 + self.p.below(7) as i64, 0));
-            for statuses in self.incident_script(attempts, threshold, count) {
+            let room = end.saturating_sub(self.ops.len());
+            for statuses in self.incident_script(attempts, threshold, count, room) {
                 ids.push(self.enqueue_on(&ep, "f", statuses));
             }
             for _ in 0..1 + self.p.below(2) {
@@ -1097,7 +1106,7 @@ mod tests {
     fn errors(brief_only: bool, seed: u64) -> BTreeSet<(String, String, String)> {
         let g = generator(&Part::ALL, brief_only);
         let mut errors = BTreeSet::new();
-        for i in 0..600 {
+        for i in 0..1200 {
             let ops = g.case(seed, i);
             for (op, result) in ops.iter().zip(crate::ops::run(&ops)) {
                 let n = name(op);

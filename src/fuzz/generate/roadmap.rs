@@ -148,6 +148,13 @@ impl State {
                 map.insert("disable_after".to_string(), json!(threshold));
             }
         }
+        // Part 9's, after Part 6's; in brief mode a throttle comes only with its scenario.
+        if self.throttle && !self.brief && self.p.chance(30) {
+            let throttle = self.throttle_value();
+            if let Some(map) = policy.as_object_mut() {
+                map.insert("throttle".to_string(), throttle);
+            }
+        }
         policy
     }
 
@@ -163,12 +170,16 @@ impl State {
         if !self.brief {
             forms.push(7);
         }
-        // Part 6's forms come last, so the forms of fewer parts keep their draws.
+        // Part 6's forms come last, so the forms of fewer parts keep their draws; Part 9's
+        // after them.
         if self.auto {
             forms.extend([8, 8]);
             if !self.brief {
                 forms.push(9);
             }
+        }
+        if self.throttle {
+            forms.extend([10, 10]);
         }
         let mut policy = self.valid_policy();
         let form = self.p.pick(&forms).copied().unwrap_or(0);
@@ -274,6 +285,10 @@ impl State {
             9 => {
                 let bad = self.bad_threshold(true);
                 map.insert("disable_after".to_string(), bad);
+            }
+            10 => {
+                let bad = self.bad_throttle();
+                map.insert("throttle".to_string(), bad);
             }
             _ => {
                 let (key, value) = self

@@ -29,7 +29,9 @@ impl Dispatcher {
             if due_at > ts {
                 break;
             }
-            if !self.is_ready(due_at, key) {
+            // A head throttled until this very call is not picked again in it, whatever other
+            // entries of it the heap holds (an `enable` pushes one of its own).
+            if !self.is_ready(due_at, key) || held_to_now.contains(&key) {
                 self.ready.pop();
                 continue;
             }
