@@ -59,9 +59,9 @@ BUGS = {
         ("src/reference/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);", "let at = self.pending.len();"),
     ],
     "unblocked event waits for the next call": [
-        ("src/reference/dispatcher/process.rs",
-         "        while let Some(&Reverse((due_at, key))) = self.ready.peek() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }",
-         "        let mut due = Vec::new();\n        while let Some(&Reverse((due_at, key))) = self.ready.peek() {\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            due.push((due_at, key));\n        }\n        for (due_at, key) in due {\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }"),
+        ('src/reference/dispatcher/process.rs',
+         "        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            // A head throttled until this very call is not picked again in it, whatever other\n            // entries of it the heap holds (an `enable` pushes one of its own).\n            if !self.is_ready(due_at, key) || held_to_now.contains(&key) {\n                self.ready.pop();\n                continue;\n            }\n            // The entry stays on top while its head is attempted: the entry the attempt then\n            // schedules (the same head later, or the endpoint's next one) takes its place.\n            self.top_spent = true;\n            let attempt = match self.throttled_ever.then(|| self.take_token(key)).flatten() {\n                Some(until) => self.hold_back(key, until, ts, &mut held_to_now),\n                None => self.attempt(key, ts),\n            };\n            if self.top_spent {\n                self.ready.pop();\n                self.top_spent = false;\n            }\n            sink(attempt);\n        }\n",
+         '        let mut due = Vec::new();\n        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            due.push((due_at, key));\n        }\n        for (due_at, key) in due {\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }\n        let _ = &mut held_to_now;\n'),
     ],
     # Added with the rules x situations grid (spec/situations.md): bugs that show only away
     # from an endpoint's head, at status boundaries, or on blocked events around enable/replay.
@@ -94,13 +94,19 @@ BUGS = {
         ("src/reference/dispatcher/process.rs", "!ep.is_disabled() && ep.head() == Some(key)", "ep.head() == Some(key)"),
     ],
     "status 99 is valid": [
-        ("src/reference/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0 | 99..=599 => u16"),
+        ('src/reference/dispatcher/outcome.rs',
+         'matches!(s, 0 | 100..=599)',
+         'matches!(s, 0 | 99..=599)'),
     ],
     "status 600 is valid": [
-        ("src/reference/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0 | 100..=600 => u16"),
+        ('src/reference/dispatcher/outcome.rs',
+         'matches!(s, 0 | 100..=599)',
+         'matches!(s, 0 | 100..=600)'),
     ],
     "statuses 1 to 99 are valid": [
-        ("src/reference/dispatcher/outcome.rs", "0 | 100..=599 => u16", "0..=599 => u16"),
+        ('src/reference/dispatcher/outcome.rs',
+         'matches!(s, 0 | 100..=599)',
+         'matches!(s, 0..=599)'),
     ],
     "299 is not a delivery": [
         ("src/reference/dispatcher/outcome.rs", "200..=299 => Class::Delivered,", "200..=298 => Class::Delivered,"),
@@ -109,9 +115,9 @@ BUGS = {
         ("src/reference/dispatcher/outcome.rs", "0 | 408 | 429 | 500..=599 => Class::Retryable,", "0 | 408 | 429 | 500..=598 => Class::Retryable,"),
     ],
     "dead_letters ignores the endpoint filter": [
-        ("src/reference/dispatcher/mod.rs",
-         "        let endpoint = self.endpoint_key(endpoint_id)?;\n        Ok(self.endpoints[endpoint.index()]\n            .dead\n            .values()\n            .map(|k| self.event_id(*k)))",
-         "        self.endpoint_key(endpoint_id)?;\n        Ok(self.dead_letters.values().map(|(k, _)| self.event_id(*k)))"),
+        ('src/reference/dispatcher/mod.rs',
+         '        let endpoint = self.endpoint_key(endpoint_id)?;\n        Ok(self.endpoints[endpoint.index()]\n            .dead\n            .values(|letter, key| is_dead_as(&self.events, letter, key))\n            .map(|k| self.event_id(k)))',
+         '        self.endpoint_key(endpoint_id)?;\n        Ok(self\n            .dead_letters\n            .values(|letter, (key, _)| is_dead_as(&self.events, letter, key))\n            .map(|(k, _)| self.event_id(k)))'),
     ],
     # Parts 4 and 5 of the roadmap (spec sections 11 and 12) and `retry.beyond-range`.
     "the default policy applies whatever the endpoint's": [
@@ -127,8 +133,9 @@ BUGS = {
         ("src/reference/dispatcher/process.rs", "Class::Retryable if number < policy.attempts()", "Class::Retryable if number <= policy.attempts()"),
     ],
     "set_policy null keeps the old policy": [
-        ("src/reference/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
-         "if let Some(p) = policy { self.endpoints[endpoint.index()].policy = Some(Box::new(p)); }"),
+        ('src/reference/dispatcher/mod.rs',
+         '        ep.policy = policy.map(Box::new);',
+         '        if let Some(p) = policy {\n            ep.policy = Some(Box::new(p));\n        }'),
     ],
     "policy shows disable_on_gone false when not given": [
         ("src/reference/ops/encode.rs", "                if let Some(flag) = p.disable_on_gone() {",
@@ -142,8 +149,9 @@ BUGS = {
         ("src/reference/dispatcher/policy.rs", "(1..=MAX_WAIT).contains(w)", "(1..=MAX_WAIT + 1).contains(w)"),
     ],
     "an unknown policy key is ignored": [
-        ("src/reference/ops/decode.rs", "            (\"disable_after\", v) => threshold = Some(small(v)?),\n            _ => return Err(Error::InvalidPolicy),",
-         "            (\"disable_after\", v) => threshold = Some(small(v)?),\n            (\"attempts\" | \"waits\" | \"disable_on_gone\", _) => return Err(Error::InvalidPolicy),\n            _ => {}"),
+        ('src/reference/ops/decode.rs',
+         '            _ => return Err(Error::InvalidPolicy),\n        }\n    }\n    let (Some(attempts), Some(waits))',
+         '            ("attempts" | "waits" | "disable_on_gone" | "throttle", _) => return Err(Error::InvalidPolicy),\n            _ => {}\n        }\n    }\n    let (Some(attempts), Some(waits))'),
     ],
     "retry_after is not capped at twice the wait": [
         ("src/reference/dispatcher/process.rs", "wait = r.clamp(wait, wait.saturating_mul(2));", "wait = r.max(wait);"),
@@ -212,7 +220,9 @@ BUGS = {
         ("src/reference/dispatcher/policy.rs", "pub const MAX_DISABLE_AFTER: u32 = 1000;", "pub const MAX_DISABLE_AFTER: u32 = 1001;"),
     ],
     "dead_letter reports the first status": [
-        ("src/reference/dispatcher/dead_letter.rs", "last_status: event.script.for_attempt(event.attempts),", "last_status: event.script.for_attempt(1),"),
+        ('src/reference/dispatcher/dead_letter.rs',
+         'last_status: event.script.for_attempt(u32::from(event.attempts)),',
+         'last_status: event.script.for_attempt(1),'),
     ],
     "recover's since is exclusive": [
         ("src/reference/dispatcher/endpoint.rs", "self.dead_by_time.split_off(&(since, 0))", "self.dead_by_time.split_off(&(since.saturating_add(1), 0))"),
@@ -241,18 +251,46 @@ BUGS = {
          "        self.dead_by_time.insert((died_at.max(latest), letter), key);"),
     ],
     "set_policy null keeps disable_after": [
-        ("src/reference/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
-         "let kept = self.endpoints[endpoint.index()].policy().disable_after();\n"
-         "        self.endpoints[endpoint.index()].policy = match (policy, kept) {\n"
+        ("src/reference/dispatcher/mod.rs", "        ep.policy = policy.map(Box::new);",
+         "        let kept = ep.policy().disable_after();\n"
+         "        ep.policy = match (policy, kept) {\n"
          "            (None, Some(f)) => policy::DEFAULT.clone().with_disable_after(f).ok().map(Box::new),\n"
          "            (p, _) => p.map(Box::new),\n        };"),
     ],
     "set_policy null keeps disable_on_gone": [
-        ("src/reference/dispatcher/mod.rs", "self.endpoints[endpoint.index()].policy = policy.map(Box::new);",
-         "let kept = self.endpoints[endpoint.index()].policy().disable_on_gone();\n"
-         "        self.endpoints[endpoint.index()].policy = match (policy, kept) {\n"
+        ("src/reference/dispatcher/mod.rs", "        ep.policy = policy.map(Box::new);",
+         "        let kept = ep.policy().disable_on_gone();\n"
+         "        ep.policy = match (policy, kept) {\n"
          "            (None, Some(flag)) => Some(Box::new(policy::DEFAULT.clone().with_disable_on_gone(flag))),\n"
          "            (p, _) => p.map(Box::new),\n        };"),
+    ],
+    # Part 9 (throttle): each breaks a rule the roadmap states.
+    "the bucket refills beyond its burst": [
+        ("src/reference/dispatcher/throttle.rs", "self.tokens += u32::try_from(came.clamp(0, room)).unwrap_or(0);",
+         "self.tokens += u32::try_from(came.max(0)).unwrap_or(0);\n            let _ = room;"),
+    ],
+    "a throttled head counts as an attempt": [
+        ("src/reference/dispatcher/process.rs", "        let number = u32::from(event.attempts);\n        if let Some(bucket)",
+         "        event.attempts = event.attempts.saturating_add(1);\n        let number = u32::from(event.attempts);\n        if let Some(bucket)"),
+    ],
+    "the next token is counted from the call's ts": [
+        ("src/reference/dispatcher/throttle.rs",
+         "        let next = (self.tick(self.counted_to) + 1)\n            .checked_mul(interval)\n            .and_then(|t| t.checked_add(self.anchor))",
+         "        let next = self.counted_to.checked_add(interval)"),
+    ],
+    "retries take no token": [
+        ("src/reference/dispatcher/process.rs", "        let endpoint = self.events[key.index()].endpoint;\n        let bucket =",
+         "        if self.events[key.index()].attempts > 0 {\n            return None;\n        }\n"
+         "        let endpoint = self.events[key.index()].endpoint;\n        let bucket ="),
+    ],
+    "a policy without a throttle keeps the old bucket": [
+        ("src/reference/dispatcher/mod.rs", "        if let Some(old) = std::mem::replace(&mut ep.bucket, bucket) {",
+         "        if bucket.is_none() {\n            return Ok(());\n        }\n"
+         "        if let Some(old) = std::mem::replace(&mut ep.bucket, bucket) {"),
+    ],
+    "a throttled head resets the failure count": [
+        ("src/reference/dispatcher/process.rs", "        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);",
+         "        ep.consecutive_failures = 0;\n        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);"),
     ],
 
 }

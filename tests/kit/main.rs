@@ -52,3 +52,4 @@ mod shards;
 mod supervision;
 mod targets;
 mod untrusted;
+mod vectors;
