@@ -11,7 +11,7 @@ fn main() {
     let mut code = String::new();
     for (name, folder, extensions) in [
         ("CASE_FILES", "cases", &["yaml", "yml"][..]),
-        ("SPEC_FILES", "spec", &["md", "json"][..]),
+        ("SPEC_FILES", "spec", &["md", "json", "yaml", "yml"][..]),
     ] {
         println!("cargo:rerun-if-changed={folder}");
         let mut files = Vec::new();

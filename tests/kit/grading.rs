@@ -132,7 +132,7 @@ fn a_manifest_grades_each_implementation_and_survives_the_faulty_ones() {
             && t.contains("(ordering::ordering-brief-example)")
             && t.ends_with(
                 "Part 3 passed, Part 4 not implemented, Part 5 not implemented, Part 6 not \
-                     implemented, Part 7 not implemented"
+                     implemented, Part 7 not implemented, Part 9 not implemented"
             )),
         "{}",
         hangs["brief_terms"]

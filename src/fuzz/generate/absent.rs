@@ -50,15 +50,7 @@ impl Generator {
             return;
         }
         for _ in 0..1 + p.below(3) {
-            // After the first registration, so `a` exists: a probe of an endpoint is of one
-            // the implementation knows.
-            let at = 1 + p.below(ops.len() as u64) as usize;
-            let ts = ops
-                .get(at - 1)
-                .and_then(|op| op.get(1))
-                .and_then(Value::as_i64)
-                .filter(|t| t.unsigned_abs() < 1 << 53)
-                .unwrap_or(0);
+            let (at, ts) = place(&mut p, ops);
             let part = p.pick(&absent).copied().unwrap_or(Part::Policy);
             let probe = self.probe(&mut p, part, ts, seed ^ index);
             ops.insert(at, probe);
@@ -76,17 +68,11 @@ impl Generator {
         if ops.is_empty() || !p.chance(33) {
             return;
         }
-        let at = 1 + p.below(ops.len() as u64) as usize;
-        let ts = ops
-            .get(at - 1)
-            .and_then(|op| op.get(1))
-            .and_then(Value::as_i64)
-            .filter(|t| t.unsigned_abs() < 1 << 53)
-            .unwrap_or(0);
+        let (at, ts) = place(&mut p, ops);
         let throttle = json!({"burst": 1 + p.below(3), "interval": 1 + p.below(10)});
         let policy = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
                             "throttle": throttle});
-        ops.insert(at.min(ops.len()), json!(["set_policy", ts, "a", policy]));
+        ops.insert(at, json!(["set_policy", ts, "a", policy]));
     }
 
     fn probe(&self, p: &mut Prng, part: Part, ts: i64, tag: u64) -> Value {
@@ -153,6 +139,20 @@ impl Generator {
             },
         }
     }
+}
+
+/// Where a probe goes among `ops` (not empty) and the `ts` it takes: after the first
+/// registration, so `a` exists (a probe of an endpoint is of one the implementation knows),
+/// at the time of the operation before it.
+fn place(p: &mut Prng, ops: &[Value]) -> (usize, i64) {
+    let at = 1 + p.below(ops.len() as u64) as usize;
+    let ts = ops
+        .get(at - 1)
+        .and_then(|op| op.get(1))
+        .and_then(Value::as_i64)
+        .filter(|t| t.unsigned_abs() < 1 << 53)
+        .unwrap_or(0);
+    (at, ts)
 }
 
 #[cfg(test)]
