@@ -197,7 +197,7 @@ impl Generator {
                 continue;
             }
             if !brief && throttle_at.is_some_and(|at| s.ops.len() >= at) && !s.throttle_done {
-                s.throttle_scenario(endpoints);
+                s.throttle_scenario(endpoints, cap);
                 continue;
             }
             if incidents && s.p.chance(14) {
@@ -228,7 +228,7 @@ impl Generator {
             s.crossing_scenario(endpoints, cap);
         }
         if throttle_at.is_some() && !s.throttle_done {
-            s.throttle_scenario(endpoints);
+            s.throttle_scenario(endpoints, cap);
         }
         s.ops
     }

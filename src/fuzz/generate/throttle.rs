@@ -4,10 +4,14 @@
 //!
 //! In brief mode only what the roadmap settles is made: one burst on an enabled endpoint, at
 //! the case's end once every other event is settled (the case's pending events are driven to
-//! their end first), with calls less than an interval apart while events wait. Then the bucket is never full when a token is taken except at the set (so both
-//! readings of the token clock, `throttle.clock`, agree), a throttled record has no other
-//! endpoint's records to be placed among (`throttle.record`), and the throttle is never changed
-//! (`throttle.set`, `throttle.release`) nor its endpoint paused (`throttle.pause`).
+//! their end first), so that a throttled record has no other endpoint's records to be placed
+//! among (`throttle.record`), and the endpoint is never paused (`throttle.pause`). Both readings
+//! of the token clock (`throttle.clock`) must agree: with an interval of 1 they always do, and
+//! the burst may then hold failures and retries; with a longer one its events are delivered at
+//! once, tokens are first taken on the clock's own times (after an idle stretch of whole
+//! intervals), and calls are less than an interval apart while events wait, so that the bucket
+//! is never full when a token is taken off the clock. The throttle is removed only once nothing
+//! waits (so `throttle.release` has nothing to release), and never set again (`throttle.set`).
 //!
 //! Nothing here draws for an implementation without Part 9.
 
@@ -71,19 +75,24 @@ impl State {
         })
     }
 
-    /// A throttle set on an endpoint, a burst of events beyond it enqueued at once, and calls
-    /// at and between its token times while they wait. Outside brief mode on any endpoint,
-    /// with retries among the events and calls at any distance; in brief mode see the module.
-    pub(super) fn throttle_scenario(&mut self, endpoints: usize) {
-        debug_assert!(endpoints >= 1);
+    /// A throttle set on an endpoint, an idle stretch now and then, a burst of events beyond
+    /// it enqueued at once, calls at and between its token times while they wait, and at times
+    /// the throttle removed and a burst let through. Outside brief mode on any endpoint, with
+    /// failures among the events and calls at any distance; in brief mode see the module.
+    /// Nothing is added once the case holds `cap` operations.
+    pub(super) fn throttle_scenario(&mut self, endpoints: usize, cap: usize) {
         self.throttle_done = true;
+        // The burst and its calls take at most 30 operations.
+        if self.ops.len() + 30 > cap {
+            return;
+        }
         let ep = ENDPOINTS[self.p.below(endpoints as u64) as usize];
         if self.brief {
             // Enabled (a policy set while disabled is a clarification's,
             // `policy.while-disabled`), and nothing pending anywhere: the events left are driven
             // to their end by calls past every wait (30 days at most), a few at most.
             for _ in 0..12 {
-                if !self.any_pending() {
+                if !self.any_pending() || self.ops.len() + 30 > cap {
                     break;
                 }
                 self.ts = self.ts.saturating_add(2_592_001);
@@ -94,27 +103,28 @@ impl State {
                 return;
             }
         }
-        let throttle = self.throttle_value();
+        let mut throttle = self.throttle_value();
+        if self.brief && self.p.chance(50) {
+            throttle["interval"] = json!(1);
+        }
         let burst = throttle["burst"].as_i64().unwrap_or(1);
         let interval = throttle["interval"].as_i64().unwrap_or(1);
+        // Failures and retries only where no reading of the clock can tell (see the module).
+        let failures = !self.brief || interval == 1;
         let mut policy = self.valid_policy();
         if let Some(map) = policy.as_object_mut() {
             map.insert("throttle".to_string(), throttle);
         }
-        let ts = self.ts;
-        self.push(json!(["set_policy", ts, ep, policy]));
-        let extra = 1 + self.p.below(4) as i64;
-        for _ in 0..burst + extra {
-            self.events += 1;
-            let id = format!("t{}", self.events);
-            let outcomes = if self.brief || self.p.chance(60) {
-                vec![200]
-            } else {
-                self.outcomes()
-            };
-            self.push(json!(["enqueue", ts, ep, id, outcomes]));
+        self.push(json!(["set_policy", self.ts, ep, policy.clone()]));
+        // The bucket full for whole intervals: tokens that come to a full bucket are lost.
+        if self.p.chance(50) {
+            self.ts = self
+                .ts
+                .saturating_add(interval * (1 + self.p.below(4) as i64));
         }
-        self.push(json!(["process", ts]));
+        let extra = 1 + self.p.below(4) as i64;
+        self.burst(ep, burst + extra, failures);
+        self.push(json!(["process", self.ts]));
         // Each call less than an interval after the last: at most one token comes between
         // two, and the events waiting take it. Outside brief mode some calls land a whole
         // interval later.
@@ -130,6 +140,41 @@ impl State {
                 let id = format!("t{}", self.events);
                 self.push(json!(["status", self.ts, id]));
             }
+        }
+        // Retries and the events behind them, driven on where the clock allows it.
+        if failures {
+            for _ in 0..8 {
+                if !self.any_pending() || self.ops.len() >= cap {
+                    break;
+                }
+                self.ts = self.ts.saturating_add(1 + self.p.below(30) as i64);
+                self.push(json!(["process", self.ts]));
+            }
+        }
+        // The throttle removed: a burst goes at once (`throttle.remove`).
+        let room = self.ops.len() + 2 + (burst + extra) as usize <= cap;
+        if room && self.p.chance(50) && !self.any_pending() && !self.disabled.contains(ep) {
+            if let Some(map) = policy.as_object_mut() {
+                map.remove("throttle");
+            }
+            self.push(json!(["set_policy", self.ts, ep, policy]));
+            self.burst(ep, burst + extra, false);
+            self.push(json!(["process", self.ts]));
+        }
+    }
+
+    /// `count` events enqueued on `ep` at once: delivered at their first attempt, or with
+    /// `failures` now and then any outcomes.
+    fn burst(&mut self, ep: &str, count: i64, failures: bool) {
+        for _ in 0..count {
+            self.events += 1;
+            let id = format!("t{}", self.events);
+            let outcomes = if failures && self.p.chance(40) {
+                self.outcomes()
+            } else {
+                vec![200]
+            };
+            self.push(json!(["enqueue", self.ts, ep, id, outcomes]));
         }
     }
 }
