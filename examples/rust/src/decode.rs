@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::schedule::{MAX_SAFE_INTEGER, Outcome, Policy};
+use crate::throttle::Throttle;
 
 /// A well-formed operation; `ts` is carried separately by [`Operation`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,8 +202,9 @@ fn outcome(item: &Value) -> Result<Outcome, Error> {
 }
 
 /// A `set_policy` argument: `null` for the default, or `{"attempts", "waits"}` with the optional
-/// `disable_on_gone` and `disable_after` (`policy.valid`, `gone.policy-key`, `auto.policy-key`).
-/// Ranges are [`Policy::new`]'s to check.
+/// `disable_on_gone`, `disable_after` and `throttle` (`policy.valid`, `gone.policy-key`,
+/// `auto.policy-key`, `throttle.policy-key`). Ranges are [`Policy::new`]'s and
+/// [`Throttle::new`]'s to check.
 fn policy(value: &Value) -> Result<Policy, Error> {
     let fields = match value {
         Value::Null => return Ok(Policy::default()),
@@ -211,7 +213,13 @@ fn policy(value: &Value) -> Result<Policy, Error> {
     };
     only_keys(
         fields,
-        &["attempts", "waits", "disable_on_gone", "disable_after"],
+        &[
+            "attempts",
+            "waits",
+            "disable_on_gone",
+            "disable_after",
+            "throttle",
+        ],
     )
     .ok_or(Error::InvalidPolicy)?;
     let attempts = fields
@@ -229,7 +237,21 @@ fn policy(value: &Value) -> Result<Policy, Error> {
         optional(fields, "disable_on_gone", Value::as_bool).ok_or(Error::InvalidPolicy)?;
     let disable_after =
         optional(fields, "disable_after", strict_integer).ok_or(Error::InvalidPolicy)?;
-    Policy::new(attempts, waits, disable_on_gone, disable_after)
+    let throttle = optional(fields, "throttle", throttle_values)
+        .ok_or(Error::InvalidPolicy)?
+        .map(|(burst, interval)| Throttle::new(burst, interval))
+        .transpose()?;
+    Policy::new(attempts, waits, disable_on_gone, disable_after, throttle)
+}
+
+/// A policy's throttle: an object with exactly the integer keys `burst` and `interval`
+/// (`throttle.valid`); `null`, a missing or an extra key is no throttle.
+fn throttle_values(value: &Value) -> Option<(i64, i64)> {
+    let fields = value.as_object()?;
+    only_keys(fields, &["burst", "interval"])?;
+    let burst = fields.get("burst").and_then(strict_integer)?;
+    let interval = fields.get("interval").and_then(strict_integer)?;
+    Some((burst, interval))
 }
 
 /// `Some(())` when every key of `fields` is one of `allowed`.
@@ -406,7 +428,7 @@ mod tests {
             .map(|op| op.command),
             Ok(Command::SetPolicy {
                 endpoint: "a".into(),
-                policy: Policy::new(2, vec![1], None, Some(3)).expect("valid"),
+                policy: Policy::new(2, vec![1], None, Some(3), None).expect("valid"),
             })
         );
         for f in ["3.0", "3e0", "true", "null", "\"3\"", "[3]", "0", "1001"] {
@@ -416,6 +438,46 @@ mod tests {
                 )),
                 Err(Error::InvalidPolicy),
                 "{f}"
+            );
+        }
+    }
+
+    #[test]
+    fn throttle_is_an_object_of_exactly_two_strict_integers() {
+        assert_eq!(
+            parse(
+                r#"["set_policy", 0, "a", {"attempts": 2, "waits": [1], "throttle": {"interval": 10, "burst": 3}}]"#
+            )
+            .map(|op| op.command),
+            Ok(Command::SetPolicy {
+                endpoint: "a".into(),
+                policy: Policy::new(2, vec![1], None, None, Throttle::new(3, 10).ok())
+                    .expect("valid"),
+            })
+        );
+        for t in [
+            "null",
+            "true",
+            "5",
+            "[3, 10]",
+            "{}",
+            r#"{"burst": 3}"#,
+            r#"{"interval": 10}"#,
+            r#"{"burst": 3, "interval": 10, "rate": 1}"#,
+            r#"{"Burst": 3, "interval": 10}"#,
+            r#"{"burst": 3.0, "interval": 10}"#,
+            r#"{"burst": 3, "interval": 1e1}"#,
+            r#"{"burst": true, "interval": 10}"#,
+            r#"{"burst": 0, "interval": 10}"#,
+            r#"{"burst": 3, "interval": 2592001}"#,
+            r#"{"burst": 99999999999999999999, "interval": 10}"#,
+        ] {
+            assert_eq!(
+                parse(&format!(
+                    r#"["set_policy", 0, "a", {{"attempts": 2, "waits": [1], "throttle": {t}}}]"#
+                )),
+                Err(Error::InvalidPolicy),
+                "{t}"
             );
         }
     }

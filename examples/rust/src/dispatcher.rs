@@ -1,12 +1,14 @@
 //! The dispatcher as a pure state machine: endpoints with their retry policies, events,
-//! per-endpoint ordering, pausing (by hand, on 410 Gone, or after consecutive failures) and dead
-//! letters with their recovery. It knows nothing of JSON; every input here is already
-//! well-formed. What a single attempt leads to is [`crate::schedule`]'s to decide.
+//! per-endpoint ordering, pausing (by hand, on 410 Gone, or after consecutive failures), dead
+//! letters with their recovery, and throttling by a token bucket per endpoint. It knows nothing
+//! of JSON; every input here is already well-formed. What a single attempt leads to is
+//! [`crate::schedule`]'s to decide, and what a bucket holds [`crate::throttle`]'s.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::Error;
 use crate::schedule::{self, Next, Outcome, Policy};
+use crate::throttle::{Bucket, ProcessCalls};
 
 /// Index into `Dispatcher::endpoints`, in registration order. Like [`Seq`], it is only ever
 /// taken from the vector's length before a push, so indexing with it cannot fail.
@@ -93,6 +95,13 @@ struct Endpoint {
     /// died at or after `since` without looking at the others. Death times need not grow with
     /// death numbers (`ts` may decrease, `op.ts-any-order`), hence a second index.
     dead_by_time: BTreeMap<(i64, DeathNo), Seq>,
+    /// The token bucket, exactly when the policy in force has a throttle (Part 9); replaced by
+    /// a full one at every `set_policy` that carries a throttle (`throttle.set`).
+    bucket: Option<Bucket>,
+    /// Pending events throttled since their last attempt, `enable` or `set_policy`
+    /// (`throttle.release`). Usually the head alone, but a revived event put in front of a
+    /// throttled one may be throttled too (`throttle.with-recover`).
+    throttled: BTreeSet<Seq>,
 }
 
 /// What `status` reports for an event.
@@ -150,6 +159,9 @@ pub struct Dispatcher {
     /// Every dead-lettered event, oldest death first.
     dead_letters: BTreeMap<DeathNo, Seq>,
     deaths: DeathNo,
+    /// The `ts` of every `process` call, whatever its endpoints' states, from which each bucket
+    /// counts its tokens when it is next used (`throttle.time-back`).
+    calls: ProcessCalls,
 }
 
 impl Dispatcher {
@@ -171,6 +183,8 @@ impl Dispatcher {
             pending: BTreeSet::new(),
             dead: BTreeMap::new(),
             dead_by_time: BTreeMap::new(),
+            bucket: None,
+            throttled: BTreeSet::new(),
         });
         Ok(())
     }
@@ -205,15 +219,42 @@ impl Dispatcher {
     /// Attempts every due head, smallest (due time, enqueue order) first, and returns the
     /// records in attempt order, each `"<endpoint_id> disabled"` right after the attempt that
     /// disabled the endpoint (a 410 under `disable_on_gone`, or the failure that reached
-    /// `disable_after`). Terminates because a retry is always due after `ts`. Each attempt costs
-    /// O(log n): the failure count and the threshold are per endpoint, not scanned.
+    /// `disable_after`). A head whose endpoint's bucket is empty is not attempted but throttled,
+    /// its record in the place its attempt's would have had (`throttle.record`). Terminates
+    /// because a retry is always due after `ts`, and a throttled head is due after `ts` or else
+    /// set aside for the rest of the call. Each pick costs O(log n): the failure count, the
+    /// threshold and the bucket are per endpoint, not scanned.
     pub fn process(&mut self, ts: i64) -> Vec<String> {
+        self.calls.push(ts);
         let mut records = Vec::new();
+        // Endpoints whose head was throttled until a time not after `ts`, which happens only at
+        // the end of the ts range (`throttle.beyond-range`): out of `heads` until the call ends,
+        // as a head is picked at most once per call.
+        let mut set_aside = Vec::new();
         while let Some(&key) = self.heads.first()
             && key.0 <= ts
         {
             let seq = key.1;
             let ep = self.events[seq].endpoint;
+            let endpoint = &mut self.endpoints[ep];
+            if let Some(bucket) = &mut endpoint.bucket
+                && let Err(next) = bucket.take(&self.calls)
+            {
+                // Not an attempt: count, outcomes, schedule and failure count stay
+                // (`throttle.not-attempt`); the events behind it stay blocked.
+                endpoint.throttled.insert(seq);
+                let event = &mut self.events[seq];
+                event.due_at = next;
+                records.push(format!("{} throttled until {next}", event.id));
+                if next <= ts {
+                    self.heads.remove(&key);
+                    set_aside.push(ep);
+                } else {
+                    self.relink_head(ep, Some(key));
+                }
+                continue;
+            }
+            endpoint.throttled.remove(&seq);
             let (record, disable) = self.attempt(seq, ts);
             records.push(record);
             if let Some(reason) = disable {
@@ -224,6 +265,10 @@ impl Dispatcher {
                 records.push(format!("{} disabled", endpoint.id));
             }
             self.relink_head(ep, Some(key));
+        }
+        for ep in set_aside {
+            // Its head is not in `heads`, hence `None` for the old key.
+            self.relink_head(ep, None);
         }
         records
     }
@@ -269,6 +314,9 @@ impl Dispatcher {
         // A fresh start, whatever disabled it (`auto.count`).
         endpoint.consecutive_failures = 0;
         // Attempt counts stay, so each held event's retry schedule resumes where it stopped.
+        // Throttled events are due now like the others and no longer throttled; the bucket
+        // keeps its tokens and its clock (`throttle.pause`).
+        endpoint.throttled.clear();
         for &seq in &endpoint.pending {
             self.events[seq].due_at = ts;
         }
@@ -286,10 +334,24 @@ impl Dispatcher {
     }
 
     /// Replaces the endpoint's whole policy. Allowed while disabled: a policy is configuration,
-    /// and held events follow it once they fail after `enable` (`policy.per-endpoint`).
-    pub fn set_policy(&mut self, endpoint_id: &str, policy: Policy) -> Result<(), Error> {
+    /// and held events follow it once they fail after `enable` (`policy.per-endpoint`). The
+    /// bucket is replaced too: a full new one anchored at `ts` if the policy has a throttle
+    /// (`throttle.set`), none otherwise; the throttled events due after `ts` become due at `ts`,
+    /// their token time being the old bucket's (`throttle.release`). Retries scheduled by
+    /// failures do not move (`policy.no-reschedule`).
+    pub fn set_policy(&mut self, ts: i64, endpoint_id: &str, policy: Policy) -> Result<(), Error> {
         let ep = self.endpoint(endpoint_id)?;
-        self.endpoints[ep].policy = policy;
+        let before = self.head_key(ep);
+        let endpoint = &mut self.endpoints[ep];
+        endpoint.bucket = policy
+            .throttle()
+            .map(|throttle| Bucket::new(throttle, ts, &self.calls));
+        endpoint.policy = policy;
+        for seq in std::mem::take(&mut endpoint.throttled) {
+            let event = &mut self.events[seq];
+            event.due_at = event.due_at.min(ts);
+        }
+        self.relink_head(ep, before);
         Ok(())
     }
 

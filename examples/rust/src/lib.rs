@@ -1,7 +1,8 @@
 //! A simulated webhook dispatcher: retries on a per-endpoint policy (by default capped
 //! exponential backoff) that honours Retry-After and may pause an endpoint on 410 Gone or after
 //! too many consecutive failures, per-endpoint delivery order, pausing endpoints with optional
-//! replay of dead letters, and dead letters' details and recovery.
+//! replay of dead letters, dead letters' details and recovery, and a token bucket per endpoint
+//! that throttles its deliveries.
 //!
 //! [`run`] is the whole public interface: it replays a list of JSON operations against a fresh
 //! dispatcher and returns one JSON result per operation.
@@ -10,6 +11,7 @@ mod decode;
 mod dispatcher;
 mod error;
 mod schedule;
+mod throttle;
 
 use serde_json::{Map, Value};
 
@@ -66,7 +68,7 @@ fn execute(
         }
         Command::DeadLetters { endpoint } => strings(dispatcher.dead_letters(endpoint.as_deref())?),
         Command::SetPolicy { endpoint, policy } => {
-            dispatcher.set_policy(&endpoint, policy)?;
+            dispatcher.set_policy(ts, &endpoint, policy)?;
             Value::Bool(true)
         }
         Command::Policy { endpoint } => policy_object(dispatcher.policy(&endpoint)?),
@@ -92,6 +94,12 @@ fn policy_object(policy: &Policy) -> Value {
     }
     if let Some(disable_after) = policy.disable_after() {
         object.insert("disable_after".into(), Value::from(disable_after));
+    }
+    if let Some(throttle) = policy.throttle() {
+        let mut bucket = Map::new();
+        bucket.insert("burst".into(), Value::from(throttle.burst()));
+        bucket.insert("interval".into(), Value::from(throttle.interval()));
+        object.insert("throttle".into(), Value::Object(bucket));
     }
     Value::Object(object)
 }
@@ -1496,6 +1504,84 @@ mod tests {
                 0,
                 ["a #1 404 dead"],
                 {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 4}
+            ]),
+        );
+    }
+
+    // Part 9: a token bucket per endpoint.
+
+    #[test]
+    fn a_full_bucket_lets_a_burst_through_and_throttles_the_next_head() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 3, "waits": [10], "throttle": {"burst": 2, "interval": 10}}],
+                ["policy", 0, "shop"],
+                ["enqueue", 0, "shop", "e1", [500, 200]],
+                ["enqueue", 0, "shop", "e2", [200]],
+                ["enqueue", 0, "shop", "e3", [200]],
+                ["process", 0],
+                // The token of 10 refills the bucket to 2: the retry and e2 take them.
+                ["process", 10],
+                ["status", 10, "e2"],
+                ["process", 15],
+                ["process", 20],
+                ["process", 30]
+            ]),
+            json!([
+                true,
+                true,
+                {"attempts": 3, "waits": [10], "throttle": {"burst": 2, "interval": 10}},
+                "queued",
+                "queued",
+                "queued",
+                ["e1 #1 500 retry at 10"],
+                ["e1 #2 200 delivered", "e2 #1 200 delivered", "e3 throttled until 20"],
+                {"state": "delivered", "attempts": 1, "next_attempt_at": null},
+                [],
+                ["e3 #1 200 delivered"],
+                []
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_throttled_head_is_released_by_a_new_policy_and_by_enable() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 3, "waits": [10], "throttle": {"burst": 1, "interval": 100}}],
+                ["enqueue", 0, "shop", "e1", [200]],
+                ["enqueue", 0, "shop", "e2", [500, 200]],
+                ["enqueue", 0, "shop", "e3", [200]],
+                ["process", 0],
+                ["disable", 10, "shop"],
+                ["enable", 20, "shop", false],
+                ["process", 20],
+                ["set_policy", 30, "shop", {"attempts": 3, "waits": [10], "throttle": {"burst": 1, "interval": 100}}],
+                ["status", 30, "e2"],
+                ["process", 30],
+                // The retry of e2 is no throttled event: a new policy does not move it.
+                ["set_policy", 35, "shop", {"attempts": 3, "waits": [10]}],
+                ["status", 35, "e2"],
+                ["process", 40]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                "queued",
+                ["e1 #1 200 delivered", "e2 throttled until 100"],
+                true,
+                true,
+                ["e2 throttled until 100"],
+                true,
+                {"state": "pending", "attempts": 0, "next_attempt_at": 30},
+                ["e2 #1 500 retry at 40"],
+                true,
+                {"state": "pending", "attempts": 1, "next_attempt_at": 40},
+                ["e2 #2 200 delivered", "e3 #1 200 delivered"]
             ]),
         );
     }

@@ -1,9 +1,10 @@
 //! The retry schedule: an endpoint's retry policy (roadmap Part 4, with the failure threshold of
-//! Part 6), the scripted outcome of an attempt with its optional Retry-After (Part 5), and what
-//! one attempt leads to. Values here are range-checked on construction, so the dispatcher can
-//! rely on them without re-checking.
+//! Part 6 and the throttle of Part 9), the scripted outcome of an attempt with its optional
+//! Retry-After (Part 5), and what one attempt leads to. Values here are range-checked on
+//! construction, so the dispatcher can rely on them without re-checking.
 
 use crate::error::Error;
+use crate::throttle::Throttle;
 
 /// Largest due time (and `ts` magnitude) that every mainstream JSON reader holds exactly
 /// (`op.ts-range`, `retry.beyond-range`).
@@ -26,9 +27,9 @@ const RETRY_AFTER: std::ops::RangeInclusive<i64> = 0..=2_592_000;
 /// disabled automatically.
 const DISABLE_AFTER: std::ops::RangeInclusive<i64> = 1..=1000;
 
-/// An endpoint's retry policy. It remembers whether `disable_on_gone` and `disable_after` were
-/// given at all, because the `policy` query echoes exactly the keys `set_policy` received, an
-/// explicit `false` included.
+/// An endpoint's retry policy. It remembers whether `disable_on_gone`, `disable_after` and
+/// `throttle` were given at all, because the `policy` query echoes exactly the keys `set_policy`
+/// received, an explicit `false` included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     attempts: u32,
@@ -37,6 +38,8 @@ pub struct Policy {
     disable_on_gone: Option<bool>,
     /// Without it the endpoint is never disabled automatically (`auto.policy-key`).
     disable_after: Option<u32>,
+    /// Without it the endpoint is never throttled (`throttle.policy-key`).
+    throttle: Option<Throttle>,
 }
 
 impl Default for Policy {
@@ -47,6 +50,7 @@ impl Default for Policy {
             waits: DEFAULT_WAITS.to_vec(),
             disable_on_gone: None,
             disable_after: None,
+            throttle: None,
         }
     }
 }
@@ -58,6 +62,7 @@ impl Policy {
         waits: Vec<i64>,
         disable_on_gone: Option<bool>,
         disable_after: Option<i64>,
+        throttle: Option<Throttle>,
     ) -> Result<Policy, Error> {
         if !ATTEMPTS.contains(&attempts)
             || waits.is_empty()
@@ -75,6 +80,7 @@ impl Policy {
             waits,
             disable_on_gone,
             disable_after,
+            throttle,
         })
     }
 
@@ -94,6 +100,11 @@ impl Policy {
     /// `disable_after` as given: `None` when the key was absent.
     pub fn disable_after(&self) -> Option<u32> {
         self.disable_after
+    }
+
+    /// `throttle` as given: `None` when the key was absent.
+    pub fn throttle(&self) -> Option<Throttle> {
+        self.throttle
     }
 
     /// Whether an endpoint whose failed attempt has just brought its count of consecutive
@@ -219,7 +230,7 @@ mod tests {
     use super::*;
 
     fn policy(attempts: i64, waits: &[i64]) -> Policy {
-        Policy::new(attempts, waits.to_vec(), None, None).expect("a valid test policy")
+        Policy::new(attempts, waits.to_vec(), None, None, None).expect("a valid test policy")
     }
 
     fn with_retry_after(status: i64, r: i64) -> Outcome {
@@ -241,8 +252,8 @@ mod tests {
 
     #[test]
     fn policy_ranges() {
-        assert!(Policy::new(1, vec![1], None, None).is_ok());
-        assert!(Policy::new(100, vec![2_592_000], Some(false), Some(1000)).is_ok());
+        assert!(Policy::new(1, vec![1], None, None, None).is_ok());
+        assert!(Policy::new(100, vec![2_592_000], Some(false), Some(1000), None).is_ok());
         for (attempts, waits) in [
             (0, vec![30]),
             (101, vec![30]),
@@ -253,7 +264,7 @@ mod tests {
             (3, vec![-5]),
         ] {
             assert_eq!(
-                Policy::new(attempts, waits.clone(), None, None),
+                Policy::new(attempts, waits.clone(), None, None, None),
                 Err(Error::InvalidPolicy),
                 "{attempts} {waits:?}"
             );
@@ -262,15 +273,15 @@ mod tests {
 
     #[test]
     fn disable_after_range_and_threshold() {
-        assert!(Policy::new(6, vec![30], None, Some(1)).is_ok());
+        assert!(Policy::new(6, vec![30], None, Some(1), None).is_ok());
         for f in [0, -1, 1001, i64::MAX] {
             assert_eq!(
-                Policy::new(6, vec![30], None, Some(f)),
+                Policy::new(6, vec![30], None, Some(f), None),
                 Err(Error::InvalidPolicy),
                 "{f}"
             );
         }
-        let p = Policy::new(6, vec![30], None, Some(3)).expect("valid");
+        let p = Policy::new(6, vec![30], None, Some(3), None).expect("valid");
         assert_eq!(p.disable_after(), Some(3));
         assert!(!p.disables_at(0));
         assert!(!p.disables_at(2));
@@ -342,9 +353,9 @@ mod tests {
         let gone = Outcome::plain(410);
         let dead = |disable_endpoint| Next::Dead { disable_endpoint };
         assert_eq!(next(&Policy::default(), gone, 1, 0), dead(false));
-        let off = Policy::new(6, vec![30], Some(false), None).expect("valid");
+        let off = Policy::new(6, vec![30], Some(false), None, None).expect("valid");
         assert_eq!(next(&off, gone, 1, 0), dead(false));
-        let on = Policy::new(6, vec![30], Some(true), None).expect("valid");
+        let on = Policy::new(6, vec![30], Some(true), None, None).expect("valid");
         assert_eq!(next(&on, gone, 1, 0), dead(true));
         // Other permanent statuses never disable.
         assert_eq!(next(&on, Outcome::plain(404), 1, 0), dead(false));

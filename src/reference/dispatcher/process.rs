@@ -21,9 +21,6 @@ impl Dispatcher {
         if self.throttled_ever {
             self.calls.record(ts);
         }
-        // Heads throttled until this very `ts` (only at the end of time, `throttle.beyond-range`)
-        // go back once the call is over: a head is picked at most once per call.
-        let mut held_to_now: Vec<EventKey> = Vec::new();
         while let Some(&Reverse(entry)) = self.ready.peek() {
             let (due_at, key) = entry.parts();
             if due_at > ts {
@@ -31,16 +28,17 @@ impl Dispatcher {
             }
             // A head throttled until this very call is not picked again in it, whatever other
             // entries of it the heap holds (an `enable` pushes one of its own).
-            if !self.is_ready(due_at, key) || held_to_now.contains(&key) {
+            if !self.is_ready(due_at, key) || (!self.held.is_empty() && self.held.contains(&key)) {
                 self.ready.pop();
                 continue;
             }
             // The entry stays on top while its head is attempted: the entry the attempt then
             // schedules (the same head later, or the endpoint's next one) takes its place.
             self.top_spent = true;
-            let attempt = match self.throttled_ever.then(|| self.take_token(key)).flatten() {
-                Some(until) => self.hold_back(key, until, ts, &mut held_to_now),
-                None => self.attempt(key, ts),
+            let attempt = if self.throttled_ever {
+                self.attempt_or_hold_back(key, ts)
+            } else {
+                self.attempt(key, ts)
             };
             if self.top_spent {
                 self.ready.pop();
@@ -48,8 +46,21 @@ impl Dispatcher {
             }
             sink(attempt);
         }
-        for key in held_to_now {
-            self.push_ready(ts, key);
+        if !self.held.is_empty() {
+            for key in std::mem::take(&mut self.held) {
+                self.push_ready(ts, key);
+            }
+        }
+    }
+
+    /// Once a throttle was set: the head attempted if its endpoint's bucket (if any) gives a
+    /// token, else held back. Out of line, so that a run without throttles keeps the loop it
+    /// had (the attempt inlined into it, nothing more).
+    #[inline(never)]
+    fn attempt_or_hold_back(&mut self, key: EventKey, ts: Ts) -> Attempt {
+        match self.take_token(key) {
+            Some(until) => self.hold_back(key, until, ts),
+            None => self.attempt(key, ts),
         }
     }
 
@@ -69,13 +80,7 @@ impl Dispatcher {
 
     /// A head that found no token: not attempted, due at `until` (`throttle.throttled`,
     /// `throttle.not-attempt`), and its record.
-    fn hold_back(
-        &mut self,
-        key: EventKey,
-        until: Ts,
-        ts: Ts,
-        held_to_now: &mut Vec<EventKey>,
-    ) -> Attempt {
+    fn hold_back(&mut self, key: EventKey, until: Ts, ts: Ts) -> Attempt {
         let event = &mut self.events[key.index()];
         let ep = &mut self.endpoints[event.endpoint.index()];
         event.set_lifecycle(Lifecycle::Pending { due_at: until });
@@ -87,7 +92,7 @@ impl Dispatcher {
         if until > ts {
             self.push_ready(until, key);
         } else {
-            held_to_now.push(key);
+            self.held.push(key);
         }
         Attempt {
             event: key,
