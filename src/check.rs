@@ -687,11 +687,8 @@ fn one(
                 .zip(g.ran.iter().zip(&g.slow))
                 .enumerate()
             {
-                let event = report::json::flagged(
-                    report::json::case_event(c, v, ran, scope, *slow),
-                    g.flaky.get(i).copied().unwrap_or(false),
-                    g.seconds(i),
-                );
+                let event =
+                    report::json::flagged(report::json::case_event(c, v, ran, scope, *slow), &g, i);
                 writeln!(out, "{}", report::json::line(&event)).map_err(io)?;
             }
             for event in report::json::apart_cases(&g.apart, scope) {
@@ -1185,10 +1182,14 @@ fn rendered<'a>(
                     .iter()
                     .map(|g| report::apart::junit(g, detail, None))
                     .collect();
-                let run = graded
-                    .first()
-                    .map_or((&[][..], &[][..]), |g| (&g.costs[..], &g.flaky[..]));
-                report::junit(cases, &judged.verdicts, run, judged.tally, seconds, &apart)
+                report::junit(
+                    cases,
+                    &judged.verdicts,
+                    graded.first(),
+                    judged.tally,
+                    seconds,
+                    &apart,
+                )
             }
             None => {
                 let apart: String = graded

@@ -265,8 +265,8 @@ pub fn json_implementation(
         "cases": cases.iter().zip(verdicts).zip(g.ran.iter().zip(&g.slow)).enumerate()
             .map(|(i, ((c, v), (ran, slow)))| super::json::flagged(
                 super::json::case(c, v, ran, scope, *slow),
-                g.flaky.get(i).copied().unwrap_or(false),
-                g.seconds(i),
+                g,
+                i,
             ))
             .collect::<Vec<Value>>(),
     });

@@ -146,14 +146,14 @@ pub fn case_event(c: &Case, v: &Verdict, ran: &Ran, scope: Scope, slow: bool) ->
     event
 }
 
-/// A case's fields with how long it took (`seconds`, when measured) and `"flaky": true` when
-/// it did not pass in the earlier run and passed when rerun (`--rerun-failed`).
-pub fn flagged(mut case: Value, flaky: bool, seconds: Option<f64>) -> Value {
+/// Case `i` of `g`'s fields with how long it took (`seconds`, when measured) and `"flaky":
+/// true` when it did not pass in the earlier run and passed when rerun (`--rerun-failed`).
+pub fn flagged(mut case: Value, g: &crate::grade::Graded, i: usize) -> Value {
     if let Value::Object(fields) = &mut case {
-        if let Some(s) = seconds.and_then(serde_json::Number::from_f64) {
+        if let Some(s) = g.seconds(i).and_then(serde_json::Number::from_f64) {
             fields.insert("seconds".to_string(), Value::Number(s));
         }
-        if flaky {
+        if g.flaky_at(i) {
             fields.insert("flaky".to_string(), Value::Bool(true));
         }
     }

@@ -2,7 +2,7 @@
 
 use super::{Model, Tally, verdict_word};
 use crate::case::Case;
-use crate::grade::Cost;
+use crate::grade::Graded;
 use crate::inert::{clip_report, markup};
 use crate::runner::Verdict;
 use std::fmt::Write as _;
@@ -28,11 +28,7 @@ pub fn junit_many(model: &Model, seconds: f64, apart: &str) -> String {
         );
         for (i, (c, v)) in cases.iter().zip(&judged.verdicts).enumerate() {
             let name = (c.name(), xml(&g.entry.name));
-            let run = Run {
-                seconds: g.seconds(i),
-                flaky: g.flaky_at(i),
-            };
-            testcase(&mut out, (&name.0, &name.1), c, v, run);
+            testcase(&mut out, (&name.0, &name.1), c, v, Run::of(Some(g), i));
         }
         out.push_str("  </testsuite>\n");
     }
@@ -42,12 +38,12 @@ pub fn junit_many(model: &Model, seconds: f64, apart: &str) -> String {
 }
 
 /// JUnit XML: a test suite per case folder, a test case per case, then `apart`'s suites.
-/// `total`: the verdicts counted; `costs`: what each case took, when measured; `flaky`: the
-/// flaky passes, if any.
+/// `total`: the verdicts counted; `graded`: the implementation's results, for each case's time
+/// and flaky pass, when there are any.
 pub fn junit(
     cases: &[Case],
     verdicts: &[Verdict],
-    (costs, flaky): (&[Cost], &[bool]),
+    graded: Option<&Graded>,
     total: Tally,
     seconds: f64,
     apart: &str,
@@ -83,11 +79,7 @@ pub fn junit(
         );
         for (i, (c, v)) in members {
             let classname = format!("hookcheck.{}", xml(suite));
-            let run = Run {
-                seconds: costs.get(i).map(|c| c.seconds),
-                flaky: flaky.get(i).copied().unwrap_or(false),
-            };
-            testcase(&mut out, (&c.id, &classname), c, v, run);
+            testcase(&mut out, (&c.id, &classname), c, v, Run::of(graded, i));
         }
         out.push_str("  </testsuite>\n");
     }
@@ -104,9 +96,18 @@ struct Run {
     flaky: bool,
 }
 
+impl Run {
+    /// Case `i` of `g`, or nothing to show without results.
+    fn of(g: Option<&Graded>, i: usize) -> Run {
+        Run {
+            seconds: g.and_then(|g| g.seconds(i)),
+            flaky: g.is_some_and(|g| g.flaky_at(i)),
+        }
+    }
+}
+
 /// A test case: `(name, classname)`, the classname already escaped.
 fn testcase(out: &mut String, (name, classname): (&str, &str), c: &Case, v: &Verdict, run: Run) {
-    let seconds = run.seconds;
     let _ = write!(
         out,
         "    <testcase name=\"{}\" classname=\"{classname}\" file=\"{}\" line=\"{}\"",
@@ -114,7 +115,7 @@ fn testcase(out: &mut String, (name, classname): (&str, &str), c: &Case, v: &Ver
         xml(&c.file.display().to_string()),
         c.line
     );
-    if let Some(s) = seconds.filter(|s| s.is_finite() && *s >= 0.0) {
+    if let Some(s) = run.seconds.filter(|s| s.is_finite() && *s >= 0.0) {
         let _ = write!(out, " time=\"{s:.3}\"");
     }
     let body = match v {
@@ -195,7 +196,7 @@ mod tests {
         ];
         let mut total = Tally::default();
         verdicts.iter().for_each(|v| total.add(v));
-        let xml = junit(&cases, &verdicts, (&[], &[]), total, 0.0, "");
+        let xml = junit(&cases, &verdicts, None, total, 0.0, "");
         assert!(
             xml.contains("message=\"results differ (brief)\">  a case of the brief\n"),
             "{xml}"

@@ -141,9 +141,7 @@ impl Dispatcher {
     ) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
         let throttle = policy.as_ref().and_then(RetryPolicy::throttle);
-        if throttle.is_some() && !self.throttled_ever {
-            self.throttled_ever = true;
-        }
+        self.throttled_ever |= throttle.is_some();
         let ep = &mut self.endpoints[endpoint.index()];
         ep.policy = policy.map(Box::new);
         let bucket = throttle.map(|t| Box::new(throttle::Bucket::new(t, ts, &self.calls)));

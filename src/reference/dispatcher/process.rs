@@ -28,7 +28,7 @@ impl Dispatcher {
             }
             // A head throttled until this very call is not picked again in it, whatever other
             // entries of it the heap holds (an `enable` pushes one of its own).
-            if !self.is_ready(due_at, key) || (!self.held.is_empty() && self.held.contains(&key)) {
+            if !self.is_ready(due_at, key) || self.held.contains(&key) {
                 self.ready.pop();
                 continue;
             }
@@ -46,10 +46,8 @@ impl Dispatcher {
             }
             sink(attempt);
         }
-        if !self.held.is_empty() {
-            for key in std::mem::take(&mut self.held) {
-                self.push_ready(ts, key);
-            }
+        for key in std::mem::take(&mut self.held) {
+            self.push_ready(ts, key);
         }
     }
 
