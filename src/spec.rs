@@ -287,7 +287,13 @@ mod tests {
         let unknown = codes.iter().find(|(c, _)| c == "unknown operation");
         assert_eq!(
             unknown.map(|(_, r)| r.as_slice()),
-            Some(&["op.unknown-name".to_string(), "op.name-type".to_string()][..])
+            Some(
+                &[
+                    "op.unknown-name".to_string(),
+                    "op.name-type".to_string(),
+                    "sig.absent".to_string()
+                ][..]
+            )
         );
         for (code, cited) in &codes {
             assert!(!cited.is_empty(), "{code}");

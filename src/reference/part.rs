@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// Which part an implementation needs to run a case: the brief's Parts 1 to 3, then the
-/// roadmap's (`shared/roadmap.md`: Parts 4 to 7 and 9, each optional).
+/// roadmap's (`shared/roadmap.md`: Parts 4 to 9, each optional).
 ///
 /// A part is its variant, its name ([`Part::as_str`]), the parts it builds on
 /// ([`Part::builds_on`]), its number (the roadmap's, [`Part::number`]) and its place in
@@ -22,12 +22,13 @@ pub enum Part {
     RetryAfter,
     AutoDisable,
     DeadLetters,
+    Signatures,
     Throttle,
 }
 
 impl Part {
     /// Every part, in the order of their numbers.
-    pub const ALL: [Part; 8] = [
+    pub const ALL: [Part; 9] = [
         Part::Retries,
         Part::Ordering,
         Part::Pause,
@@ -35,6 +36,7 @@ impl Part {
         Part::RetryAfter,
         Part::AutoDisable,
         Part::DeadLetters,
+        Part::Signatures,
         Part::Throttle,
     ];
 
@@ -52,6 +54,7 @@ impl Part {
             Part::RetryAfter => "retry-after",
             Part::AutoDisable => "auto-disable",
             Part::DeadLetters => "dead-letters",
+            Part::Signatures => "signatures",
             Part::Throttle => "throttle",
         }
     }
@@ -62,9 +65,10 @@ impl Part {
         match self {
             Part::Retries | Part::Ordering | Part::Pause => &[],
             Part::Policy => &Part::BRIEF,
-            // Part 6's threshold is a key of Part 4's policy; Part 7 needs only the brief's.
+            // Part 6's threshold is a key of Part 4's policy; Parts 7 and 8 need only the
+            // brief's.
             Part::RetryAfter | Part::AutoDisable | Part::Throttle => &[Part::Policy],
-            Part::DeadLetters => &Part::BRIEF,
+            Part::DeadLetters | Part::Signatures => &Part::BRIEF,
         }
     }
 
@@ -72,8 +76,7 @@ impl Part {
         Part::ALL.into_iter().find(|p| p.as_str() == s)
     }
 
-    /// Its number in the brief and the roadmap: Part 1 is `retries`, Part 9 `throttle` (the
-    /// roadmap's Part 8, signatures, is not built yet, so numbers are not places in `ALL`).
+    /// Its number in the brief and the roadmap: Part 1 is `retries`, Part 9 `throttle`.
     pub fn number(self) -> usize {
         match self {
             Part::Retries => 1,
@@ -83,6 +86,7 @@ impl Part {
             Part::RetryAfter => 5,
             Part::AutoDisable => 6,
             Part::DeadLetters => 7,
+            Part::Signatures => 8,
             Part::Throttle => 9,
         }
     }

@@ -4,6 +4,7 @@
 use super::ids::{Name, Named};
 use super::letters::Letters;
 use super::policy::{DEFAULT, RetryPolicy};
+use super::signatures::Secrets;
 use super::throttle::Bucket;
 use super::{EventKey, Ts};
 use std::collections::{BTreeMap, VecDeque};
@@ -65,6 +66,8 @@ pub(crate) struct Endpoint {
     pub policy: Option<Box<RetryPolicy>>,
     /// The bucket of the policy's throttle (Part 9), when it has one.
     pub bucket: Option<Box<Bucket>>,
+    /// The signing secrets (Part 8), once one was set.
+    pub secrets: Option<Box<Secrets>>,
 }
 
 impl Named for Endpoint {
@@ -87,6 +90,7 @@ impl Endpoint {
             dead_by_time: BTreeMap::new(),
             policy: None,
             bucket: None,
+            secrets: None,
         }
     }
 

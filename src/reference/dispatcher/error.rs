@@ -16,6 +16,15 @@ pub enum Error {
     AlreadyDisabled,
     NotDisabled,
     NotDead,
+    /// Part 8 (`sig.*`).
+    InvalidSecret,
+    AttemptNotMade,
+    NoSecret,
+    MissingHeader,
+    BadTimestamp,
+    TimestampTooOld,
+    TimestampTooNew,
+    NoMatchingSignature,
     /// More than 2^32 - 1 events or endpoints: a limit of the reference, not a rule of the spec.
     CapacityExceeded,
 }
@@ -35,6 +44,14 @@ impl Error {
             Error::AlreadyDisabled => "already disabled",
             Error::NotDisabled => "not disabled",
             Error::NotDead => "not dead",
+            Error::InvalidSecret => "invalid secret",
+            Error::AttemptNotMade => "attempt not made",
+            Error::NoSecret => "no secret",
+            Error::MissingHeader => "missing header",
+            Error::BadTimestamp => "bad timestamp",
+            Error::TimestampTooOld => "timestamp too old",
+            Error::TimestampTooNew => "timestamp too new",
+            Error::NoMatchingSignature => "no matching signature",
             Error::CapacityExceeded => "capacity exceeded",
         }
     }

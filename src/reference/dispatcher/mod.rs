@@ -16,6 +16,7 @@ mod outcome;
 mod pause;
 mod policy;
 mod process;
+mod signatures;
 mod status;
 mod throttle;
 
@@ -28,6 +29,7 @@ pub(crate) use outcome::INLINE as INLINE_STATUSES;
 pub use outcome::MAX_RETRY_AFTER;
 pub use outcome::{Class, Outcomes, classify};
 pub use policy::{MAX_ATTEMPTS, MAX_WAIT, RetryPolicy};
+pub use signatures::{GRACE, Headers, KEEP, Key, TOLERANCE, Verification, verify};
 pub use status::{State, Status};
 pub use throttle::{MAX_BURST, Throttle};
 
@@ -81,6 +83,10 @@ pub struct Dispatcher {
     /// time, `throttle.beyond-range`): they go back into `ready` once the call is over, as a
     /// head is picked at most once per call.
     held: Vec<EventKey>,
+    /// Who signed each attempt made while its endpoint had a secret (Part 8), by event, and
+    /// the events' payloads: apart from `Event`, so that runs without them pay nothing.
+    signed: HashMap<EventKey, Vec<signatures::Signed>>,
+    payloads: HashMap<EventKey, Box<str>>,
 }
 
 impl Dispatcher {
@@ -126,6 +132,20 @@ impl Dispatcher {
         if ep.pending.len() == 1 && !ep.is_disabled() {
             self.ready.push(Reverse(Due::new(ts, key)));
         }
+        Ok(key)
+    }
+
+    /// `enqueue` with a payload (`sig.payload`), the body of every attempt of the event.
+    pub fn enqueue_with_payload(
+        &mut self,
+        ts: Ts,
+        endpoint_id: &str,
+        event_id: &str,
+        outcomes: Outcomes,
+        payload: &str,
+    ) -> Result<EventKey, Error> {
+        let key = self.enqueue(ts, endpoint_id, event_id, outcomes)?;
+        self.keep_payload(key, payload);
         Ok(key)
     }
 

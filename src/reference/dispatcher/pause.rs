@@ -79,7 +79,10 @@ impl Dispatcher {
         ep.forget_dead(count, |letter, key| is_dead_as(events, letter, key));
         self.dead_letters
             .forget(count, |letter, (key, _)| is_dead_as(events, letter, key));
-        ep.revive(keys);
+        for &key in &keys {
+            self.signed_forget(key);
+        }
+        self.endpoints[endpoint.index()].revive(keys);
         count
     }
 }

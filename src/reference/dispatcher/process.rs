@@ -127,6 +127,7 @@ impl Dispatcher {
                 .get(1)
                 .and_then(|next| self.events.get(next.index())),
         );
+        let signing = ep.secrets.is_some();
         let policy = ep.policy();
         let outcome = match classify(status) {
             Class::Delivered => Outcome::Delivered,
@@ -192,6 +193,9 @@ impl Dispatcher {
             }
             // An attempt never comes out throttled: `hold_back` makes those records.
             Outcome::Throttled(_) => {}
+        }
+        if signing {
+            self.note_signers(key, number, ts);
         }
         Attempt {
             event: key,

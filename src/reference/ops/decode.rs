@@ -13,15 +13,16 @@
 //! before `ts` and the arguments, so the elements are all taken before any is judged.
 
 use super::{Command, Kind, Operation, TS_LIMIT};
-use crate::dispatcher::{Error, Outcomes, RetryPolicy, Ts};
+use crate::dispatcher::{Error, Key, Outcomes, RetryPolicy, Ts, Verification};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
-/// The most elements an operation can have: a name, `ts` and three arguments.
-pub(crate) const MOST: usize = 5;
+/// The most elements an operation can have: a name, `ts` and four arguments (`enqueue` with a
+/// payload, `sig.payload`).
+pub(crate) const MOST: usize = 6;
 
 /// Decodes one operation (`DeserializeSeed`, for use inside a sequence or on its own).
 #[derive(Clone, Copy, Debug, Default)]
@@ -89,13 +90,127 @@ pub(crate) enum Elem<'a> {
     /// A number spelled as an integer (`op.ts-strict`), within an `i64`.
     Int(i64),
     Bool(bool),
-    /// A list, read as `outcomes` would be.
-    List(Result<Outcomes, Error>),
+    /// A list: `outcomes`, or `verify`'s secrets; read once the operation says which.
+    List(List<'a>),
     Null,
-    /// An object, read as a policy would be (`policy.valid`).
-    Policy(Result<RetryPolicy, Error>),
+    /// An object: a policy (`policy.valid`) or `verify`'s headers; read once the operation says
+    /// which.
+    Object(Object<'a>),
     /// Anything else: a number with a fraction or exponent or beyond `i64`.
     Other,
+}
+
+/// A list element, as its text, as values, or already read as statuses by the scanner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum List<'a> {
+    Scanned(Result<Outcomes, Error>),
+    Text(&'a str),
+    Values(&'a [Value]),
+}
+
+impl List<'_> {
+    fn outcomes(self) -> Result<Outcomes, Error> {
+        match self {
+            List::Scanned(outcomes) => outcomes,
+            List::Text(json) => outcomes(json),
+            List::Values(items) => outcome_values(items),
+        }
+    }
+
+    /// `sig.verify-args`: a non-empty list of valid secrets, or `invalid secret`.
+    fn secrets(self) -> Result<Vec<Key>, Error> {
+        let owned;
+        let items = match self {
+            List::Scanned(_) => return Err(Error::InvalidSecret),
+            List::Text(json) => {
+                owned = serde_json::from_str::<Vec<Value>>(json).map_err(|_| Error::InvalidSecret)?;
+                &owned[..]
+            }
+            List::Values(items) => items,
+        };
+        if items.is_empty() {
+            return Err(Error::InvalidSecret);
+        }
+        items
+            .iter()
+            .map(|item| item.as_str().ok_or(Error::InvalidSecret).and_then(Key::parse))
+            .collect()
+    }
+}
+
+/// An object element, as its text or as a value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Object<'a> {
+    Text(&'a str),
+    Value(&'a Map<String, Value>),
+}
+
+impl Object<'_> {
+    fn policy(self) -> Result<RetryPolicy, Error> {
+        match self {
+            Object::Text(json) => serde_json::from_str::<Map<String, Value>>(json)
+                .map_err(|_| Error::InvalidPolicy)
+                .and_then(|map| policy(&map)),
+            Object::Value(map) => policy(map),
+        }
+    }
+
+    /// `sig.verify-args`, `sig.verify-headers`: an object of strings; names match ignoring ASCII
+    /// case, and two keys naming one of the three headers are `invalid arguments`. Read from
+    /// text key by key, so that a key given twice is seen (a map would keep one of them).
+    fn headers(self) -> Result<[Option<String>; 3], Error> {
+        let pairs: Vec<(Cow<'_, str>, Cow<'_, Value>)> = match self {
+            Object::Text(json) => serde_json::from_str::<Pairs>(json)
+                .map_err(|_| Error::InvalidArguments)?
+                .0
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k), Cow::Owned(v)))
+                .collect(),
+            Object::Value(map) => map
+                .iter()
+                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Cow::Borrowed(v)))
+                .collect(),
+        };
+        let mut found: [Option<String>; 3] = Default::default();
+        for (name, value) in pairs {
+            let Value::String(value) = value.into_owned() else {
+                return Err(Error::InvalidArguments);
+            };
+            let slot = ["webhook-id", "webhook-timestamp", "webhook-signature"]
+                .iter()
+                .position(|h| h.eq_ignore_ascii_case(&name));
+            if let Some(i) = slot {
+                if found[i].is_some() {
+                    return Err(Error::InvalidArguments);
+                }
+                found[i] = Some(value);
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A JSON object's entries in order, a key given twice kept twice.
+struct Pairs(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for Pairs {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct PairsVisitor;
+        impl<'de> Visitor<'de> for PairsVisitor {
+            type Value = Pairs;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Pairs, A::Error> {
+                let mut pairs = Vec::new();
+                while let Some(pair) = map.next_entry::<String, Value>()? {
+                    pairs.push(pair);
+                }
+                Ok(Pairs(pairs))
+            }
+        }
+        d.deserialize_map(PairsVisitor)
+    }
 }
 
 impl<'a> Elem<'a> {
@@ -103,15 +218,11 @@ impl<'a> Elem<'a> {
     pub(crate) fn of(json: &'a str) -> Elem<'a> {
         match json.as_bytes().first() {
             Some(b'"') => text(json).map_or(Elem::Other, Elem::Str),
-            Some(b'[') => Elem::List(outcomes(json)),
+            Some(b'[') => Elem::List(List::Text(json)),
             Some(b't') if json == "true" => Elem::Bool(true),
             Some(b'f') if json == "false" => Elem::Bool(false),
             Some(b'n') if json == "null" => Elem::Null,
-            Some(b'{') => Elem::Policy(
-                serde_json::from_str::<Map<String, Value>>(json)
-                    .map_err(|_| Error::InvalidPolicy)
-                    .and_then(|map| policy(&map)),
-            ),
+            Some(b'{') => Elem::Object(Object::Text(json)),
             _ => integer(json).map_or(Elem::Other, Elem::Int),
         }
     }
@@ -126,9 +237,9 @@ impl<'a> Elem<'a> {
             Value::String(s) => Elem::Str(Cow::Borrowed(s)),
             Value::Bool(b) => Elem::Bool(*b),
             Value::Number(_) => integer_value(value).map_or(Elem::Other, Elem::Int),
-            Value::Array(items) => Elem::List(outcome_values(items)),
+            Value::Array(items) => Elem::List(List::Values(items)),
             Value::Null => Elem::Null,
-            Value::Object(map) => Elem::Policy(policy(map)),
+            Value::Object(map) => Elem::Object(Object::Value(map)),
         }
     }
 }
@@ -151,7 +262,7 @@ pub(crate) fn operation<'a>(
     items: [Option<Elem<'a>>; MOST],
     count: usize,
 ) -> Result<Operation<'a>, Error> {
-    let [name, ts, a, b, c] = items;
+    let [name, ts, a, b, c, d] = items;
     let kind = match name {
         Some(Elem::Str(name)) => Kind::from_name(&name),
         _ => None,
@@ -179,9 +290,11 @@ pub(crate) fn operation<'a>(
             endpoint: string(a)?,
             event: string(b)?,
             outcomes: match c {
-                Some(Elem::List(outcomes)) => outcomes?,
+                Some(Elem::List(outcomes)) => outcomes.outcomes()?,
                 _ => return Err(Error::InvalidOutcomes),
             },
+            // `sig.payload-type`: after `outcomes`.
+            payload: d.map(|d| string(Some(d))).transpose()?,
         },
         Kind::Process => Command::Process,
         Kind::Status => Command::Status { event: string(a)? },
@@ -202,7 +315,7 @@ pub(crate) fn operation<'a>(
             endpoint: string(a)?,
             policy: match b {
                 Some(Elem::Null) => None,
-                Some(Elem::Policy(policy)) => Some(policy?),
+                Some(Elem::Object(policy)) => Some(policy.policy()?),
                 _ => return Err(Error::InvalidPolicy),
             },
         },
@@ -222,6 +335,45 @@ pub(crate) fn operation<'a>(
             }
             .ok_or(Error::InvalidArguments)?,
         },
+        // `sig.set-secret-errors`: the id, then the secret.
+        Kind::SetSecret => Command::SetSecret {
+            endpoint: string(a)?,
+            key: match b {
+                Some(Elem::Str(secret)) => Key::parse(&secret)?,
+                _ => return Err(Error::InvalidSecret),
+            },
+        },
+        // `sig.attempt-n`: `n` is read as a `ts` is, and is at least 1.
+        Kind::Signature => Command::Signature {
+            event: string(a)?,
+            n: match b {
+                Some(Elem::Int(n)) => in_range(n).and_then(|n| u64::try_from(n).ok()),
+                _ => None,
+            }
+            .filter(|n| *n >= 1)
+            .ok_or(Error::InvalidArguments)?,
+        },
+        // `sig.verify-args`: the secrets, the headers, the body, in that order.
+        Kind::Verify => {
+            let keys = match a {
+                Some(Elem::List(list)) => list.secrets()?,
+                _ => return Err(Error::InvalidSecret),
+            };
+            let [id, timestamp, signature] = match b {
+                Some(Elem::Object(headers)) => headers.headers()?,
+                _ => return Err(Error::InvalidArguments),
+            };
+            let body = string(c)?.into_owned();
+            // `sig.verify-headers`: an empty value is a missing header.
+            let present = |h: Option<String>| h.filter(|v| !v.is_empty());
+            Command::Verify(Box::new(Verification {
+                keys,
+                id: present(id),
+                timestamp: present(timestamp),
+                signature: present(signature),
+                body,
+            }))
+        }
     };
     Ok(Operation { ts, command })
 }

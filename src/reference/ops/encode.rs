@@ -67,6 +67,15 @@ impl Reply<'_> {
                 }
                 out.push(b']');
             }
+            Reply::Signature(h) => {
+                out.extend_from_slice(b"{\"webhook-id\":");
+                write_json_string(out, &h.id);
+                out.extend_from_slice(b",\"webhook-timestamp\":");
+                write_json_string(out, &h.timestamp);
+                out.extend_from_slice(b",\"webhook-signature\":");
+                write_json_string(out, &h.signature);
+                out.push(b'}');
+            }
             Reply::Error(e) => {
                 out.extend_from_slice(b"\"error: ");
                 out.extend_from_slice(e.code().as_bytes());
@@ -116,6 +125,13 @@ impl Reply<'_> {
                 Value::Object(m)
             }
             Reply::Count(n) => Value::from(*n),
+            Reply::Signature(h) => {
+                let mut m = Map::new();
+                m.insert("webhook-id".into(), Value::from(h.id.as_str()));
+                m.insert("webhook-timestamp".into(), Value::from(h.timestamp.as_str()));
+                m.insert("webhook-signature".into(), Value::from(h.signature.as_str()));
+                Value::Object(m)
+            }
             Reply::Policy(p) => {
                 let mut m = Map::new();
                 m.insert("attempts".into(), Value::from(p.attempts()));

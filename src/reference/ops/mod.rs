@@ -15,7 +15,8 @@ pub use parts::{absent, run_declared};
 pub use scan::operation as decode_prefix;
 
 use crate::dispatcher::{
-    Attempt, DeadLetter, Dispatcher, EndpointReport, Error, Outcomes, RetryPolicy, Status, Ts,
+    Attempt, DeadLetter, Dispatcher, EndpointReport, Error, Headers, Key, Outcomes, RetryPolicy,
+    Status, Ts, Verification,
 };
 use serde_json::Value;
 use std::borrow::Cow;
@@ -48,6 +49,8 @@ pub enum CommandOf<S> {
         endpoint: S,
         event: S,
         outcomes: Outcomes,
+        /// Part 8 (`sig.payload`).
+        payload: Option<S>,
     },
     Process,
     Status {
@@ -83,6 +86,17 @@ pub enum CommandOf<S> {
         endpoint: S,
         since: Ts,
     },
+    /// Part 8.
+    SetSecret {
+        endpoint: S,
+        key: Key,
+    },
+    Signature {
+        event: S,
+        n: u64,
+    },
+    /// Reads no state: its arguments are all it needs, owned.
+    Verify(Box<Verification>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,10 +124,12 @@ impl<S> OperationOf<S> {
                 endpoint,
                 event,
                 outcomes,
+                payload,
             } => C::Enqueue {
                 endpoint: f(endpoint),
                 event: f(event),
                 outcomes,
+                payload: payload.map(&mut f),
             },
             C::Process => C::Process,
             C::Status { event } => C::Status { event: f(event) },
@@ -145,6 +161,12 @@ impl<S> OperationOf<S> {
                 endpoint: f(endpoint),
                 since,
             },
+            C::SetSecret { endpoint, key } => C::SetSecret {
+                endpoint: f(endpoint),
+                key,
+            },
+            C::Signature { event, n } => C::Signature { event: f(event), n },
+            C::Verify(v) => C::Verify(v),
         };
         OperationOf {
             ts: self.ts,
@@ -169,10 +191,13 @@ pub(crate) enum Kind {
     Endpoint,
     DeadLetter,
     Recover,
+    SetSecret,
+    Signature,
+    Verify,
 }
 
 impl Kind {
-    const ALL: [(&'static str, Kind); 12] = [
+    const ALL: [(&'static str, Kind); 15] = [
         ("register", Kind::Register),
         ("enqueue", Kind::Enqueue),
         ("process", Kind::Process),
@@ -185,6 +210,9 @@ impl Kind {
         ("endpoint", Kind::Endpoint),
         ("dead_letter", Kind::DeadLetter),
         ("recover", Kind::Recover),
+        ("set_secret", Kind::SetSecret),
+        ("signature", Kind::Signature),
+        ("verify", Kind::Verify),
     ];
 
     pub(crate) fn from_name(name: &str) -> Option<Kind> {
@@ -201,6 +229,9 @@ impl Kind {
             "endpoint" => Kind::Endpoint,
             "dead_letter" => Kind::DeadLetter,
             "recover" => Kind::Recover,
+            "set_secret" => Kind::SetSecret,
+            "signature" => Kind::Signature,
+            "verify" => Kind::Verify,
             _ => return None,
         })
     }
@@ -212,8 +243,15 @@ impl Kind {
             Kind::Status | Kind::Disable | Kind::Policy | Kind::Endpoint | Kind::DeadLetter => {
                 (1, 1)
             }
-            Kind::Register | Kind::Enable | Kind::SetPolicy | Kind::Recover => (2, 2),
-            Kind::Enqueue => (3, 3),
+            Kind::Register
+            | Kind::Enable
+            | Kind::SetPolicy
+            | Kind::Recover
+            | Kind::SetSecret
+            | Kind::Signature => (2, 2),
+            Kind::Verify => (3, 3),
+            // `sig.payload`: an optional fourth argument.
+            Kind::Enqueue => (3, 4),
             Kind::DeadLetters => (0, 1),
         }
     }
@@ -243,6 +281,8 @@ pub enum Reply<'a> {
     DeadLetter(&'a Dispatcher, DeadLetter),
     /// How many events `recover` revived.
     Count(usize),
+    /// The headers an attempt carried (`sig.signature`).
+    Signature(Headers),
     /// `"error: <code>"`.
     Error(Error),
 }
@@ -258,6 +298,7 @@ enum Effect<S> {
     Endpoint(EndpointReport),
     DeadLetter(DeadLetter),
     Count(usize),
+    Signature(Headers),
 }
 
 /// Reads the strings of an operation: its own (`Owned`), or places in a text held elsewhere.
@@ -306,6 +347,7 @@ impl Session {
             CommandOf::Status { event } | CommandOf::DeadLetter { event } => {
                 d.warm(Some(text.get(event)), None)
             }
+            CommandOf::Signature { event, .. } => d.warm(Some(text.get(event)), None),
             CommandOf::Disable { endpoint }
             | CommandOf::Enable { endpoint, .. }
             | CommandOf::Endpoint { endpoint }
@@ -357,6 +399,7 @@ impl Session {
             Effect::Endpoint(report) => Reply::Endpoint(report),
             Effect::DeadLetter(letter) => Reply::DeadLetter(d, letter),
             Effect::Count(n) => Reply::Count(n),
+            Effect::Signature(h) => Reply::Signature(h),
         }
     }
 
@@ -376,8 +419,19 @@ impl Session {
                 endpoint,
                 event,
                 outcomes,
+                payload: None,
             } => {
                 d.enqueue(ts, text.get(&endpoint), text.get(&event), outcomes)?;
+                Effect::Queued
+            }
+            CommandOf::Enqueue {
+                endpoint,
+                event,
+                outcomes,
+                payload: Some(payload),
+            } => {
+                let (endpoint, event) = (text.get(&endpoint), text.get(&event));
+                d.enqueue_with_payload(ts, endpoint, event, outcomes, text.get(&payload))?;
                 Effect::Queued
             }
             CommandOf::Process => {
@@ -410,6 +464,17 @@ impl Session {
             CommandOf::DeadLetter { event } => Effect::DeadLetter(d.dead_letter(text.get(&event))?),
             CommandOf::Recover { endpoint, since } => {
                 Effect::Count(d.recover(ts, text.get(&endpoint), since)?)
+            }
+            CommandOf::SetSecret { endpoint, key } => {
+                d.set_secret(ts, text.get(&endpoint), key)?;
+                Effect::Accepted
+            }
+            CommandOf::Signature { event, n } => {
+                Effect::Signature(d.signature(text.get(&event), n)?)
+            }
+            CommandOf::Verify(v) => {
+                crate::dispatcher::verify(ts, &v)?;
+                Effect::Accepted
             }
         })
     }

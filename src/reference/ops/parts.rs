@@ -9,9 +9,10 @@ use crate::dispatcher::Error;
 use serde_json::Value;
 
 /// The part an implementation of `parts` does not offer that decides `op`'s result, and that
-/// result, when the reference (every part) would answer otherwise: an operation of Parts 4, 6
-/// or 7 is unknown; a policy carrying Part 5's `disable_on_gone` or Part 6's `disable_after` is
-/// invalid; an outcomes entry that is an object is invalid without Part 5. A fault the
+/// result, when the reference (every part) would answer otherwise: an operation of Parts 4, 6,
+/// 7 or 8 is unknown; a policy carrying Part 5's `disable_on_gone`, Part 6's `disable_after` or
+/// Part 9's `throttle` is invalid; an outcomes entry that is an object is invalid without Part
+/// 5; an `enqueue` with a payload has too many arguments without Part 8 (`sig.absent`). A fault the
 /// reference finds first (`op.error-precedence`: the arguments before the one in question) is
 /// left to it, so only an operation it reads as valid up to that argument is turned down here.
 pub fn absent(op: &Value, parts: &[Part]) -> Option<(Part, Error)> {
@@ -22,10 +23,15 @@ pub fn absent(op: &Value, parts: &[Part]) -> Option<(Part, Error)> {
         "set_policy" | "policy" => Some(Part::Policy),
         "endpoint" => Some(Part::AutoDisable),
         "dead_letter" | "recover" => Some(Part::DeadLetters),
+        "set_secret" | "signature" | "verify" => Some(Part::Signatures),
         _ => None,
     };
     if let Some(part) = owner.filter(|p| lacks(*p)) {
         return Some((part, Error::UnknownOperation));
+    }
+    // `op.arity` comes before everything but the name.
+    if name == "enqueue" && list.len() == 6 && lacks(Part::Signatures) {
+        return Some((Part::Signatures, Error::InvalidArguments));
     }
     match (name, decode_value(op).ok()?.command) {
         ("enqueue", CommandOf::Enqueue { .. })

@@ -7,7 +7,7 @@
 //! still (`fast`), which this falls back from.
 
 use super::Operation;
-use super::decode::{Elem, MOST, operation as judge};
+use super::decode::{Elem, List, MOST, operation as judge};
 use crate::dispatcher::{Error, Outcomes};
 use std::borrow::Cow;
 
@@ -64,7 +64,7 @@ fn element(text: &str, i: usize) -> Option<(Elem<'_>, usize)> {
         }
         b'[' => {
             let (statuses, end) = numbers(b, i)?;
-            (Elem::List(statuses), end)
+            (Elem::List(List::Scanned(statuses)), end)
         }
         b't' => (Elem::Bool(true), word(b, i, b"true")?),
         b'f' => (Elem::Bool(false), word(b, i, b"false")?),
