@@ -21,6 +21,12 @@
  *   - dead-letters (Part 7): `dead_letter` reports an event's latest death
  *     {endpoint, attempts, last_status, died_at}; `recover` revives the
  *     endpoint's events that died at or after `since`, as a replay does;
+ *   - signatures (Part 8, Standard Webhooks): `set_secret` gives an endpoint
+ *     its secret (whsec_ + base64 of 24 to 64 bytes); a new one rotates, the
+ *     retired one signing on for 86400 s (at most 10 kept); `enqueue` takes an
+ *     optional payload, the body; `signature` shows the headers attempt n
+ *     carried (signed by the secrets in force when it was made, newest
+ *     first); `verify` is the receiver's check of such headers;
  *   - throttle (Part 9): a policy's "throttle": {burst: B, interval: S} gives
  *     the endpoint a token bucket, full when set, one token every S seconds
  *     counted from the set (at most B); every attempt takes one, and a due
@@ -33,7 +39,8 @@
  * or the other example solutions; Parts 6-7 likewise, from the roadmap
  * (Parts 6 and 7) and spec sections 1, 9, 13 and 14; Part 9 likewise, from
  * the roadmap's Part 9 paragraph and spec section 15 (and the sections it
- * refers to).
+ * refers to); Part 8 likewise, from the roadmap's Part 8 paragraph and spec
+ * section 16 (first drafted in spec/drafts/signatures/).
  *
  * run(operations) executes [name, ts, ...args] operations against a fresh
  * dispatcher and returns one result per operation; errors are returned as
@@ -61,13 +68,23 @@
  *     stack of suffix maxima of the process calls' ts, with their call
  *     numbers, searched by binary search, so process stays
  *     O(attempts * log) and never visits endpoints that have nothing due.
- *     Token counts are computed in BigInt: anchor and ts may be 2^53 apart.
+ *     Token counts are computed in BigInt: anchor and ts may be 2^53 apart;
+ *   - signing (Part 8): an endpoint holds its current secret and a queue of
+ *     at most 10 retired ones; an attempt made while its endpoint has a
+ *     secret records its ts and the keys that signed it (in a Map on the
+ *     event, created at the first such attempt), and `signature` computes
+ *     the HMACs from them when asked: O(signers) per attempt.
  * Due times are plain numbers: every ts is a safe integer (op.ts-range) and a
  * retry that would fall due after 2^53 - 1 kills the event instead
  * (retry.beyond-range), so every stored due time is exact in a double.
  */
 
-const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters', 'throttle'];
+const crypto = require('node:crypto');
+
+const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters', 'signatures', 'throttle'];
+// Part 8 is offered exactly when declared: without it set_secret, signature
+// and verify are unknown operations and enqueue takes no payload (sig.absent).
+const SIGNATURES = HOOKCHECK_PARTS.includes('signatures');
 
 // The brief's schedule, the default policy: 6 attempts; the first wait is 30 s
 // and doubles after every further failure, capped at 300 s: 30, 60, 120, 240, 300.
@@ -86,6 +103,22 @@ const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone', 'disable_af
 const THROTTLE_KEYS = new Set(['burst', 'interval']);
 const OUTCOME_KEYS = new Set(['status', 'retry_after']);
 
+// Part 8 (signatures).
+const SECRET_PREFIX = 'whsec_';
+const SECRET_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/; // length and canonical form checked apart
+const MIN_KEY_BYTES = 24;
+const MAX_KEY_BYTES = 64;
+const GRACE = 86400; // a retired secret signs while ts - R < GRACE
+const MAX_PREVIOUS = 10;
+const TOLERANCE = 300; // verify: seconds between the timestamp and the receiver's clock
+const HEADER_ID = 'webhook-id';
+const HEADER_TIMESTAMP = 'webhook-timestamp';
+const HEADER_SIGNATURE = 'webhook-signature';
+const SIGNED_HEADERS = [HEADER_ID, HEADER_TIMESTAMP, HEADER_SIGNATURE];
+// The decimal text of an integer: 0, or an optional minus then no leading zero.
+const TIMESTAMP_TEXT = /^(?:0|-?[1-9][0-9]*)$/;
+const TIMESTAMP_MAX_LENGTH = String(-Number.MAX_SAFE_INTEGER).length;
+
 const ERR = {
   unknownOperation: 'error: unknown operation',
   invalidArguments: 'error: invalid arguments',
@@ -98,6 +131,14 @@ const ERR = {
   alreadyDisabled: 'error: already disabled',
   notDisabled: 'error: not disabled',
   notDead: 'error: not dead',
+  invalidSecret: 'error: invalid secret',
+  attemptNotMade: 'error: attempt not made',
+  noSecret: 'error: no secret',
+  missingHeader: 'error: missing header',
+  badTimestamp: 'error: bad timestamp',
+  timestampTooOld: 'error: timestamp too old',
+  timestampTooNew: 'error: timestamp too new',
+  noMatchingSignature: 'error: no matching signature',
 };
 
 /** A small binary min-heap ordered by a "less than" function. */
@@ -213,6 +254,92 @@ function isValidPolicy(value) {
   if (Object.hasOwn(value, 'disable_on_gone') && typeof value.disable_on_gone !== 'boolean') return false;
   if (Object.hasOwn(value, 'disable_after') && !isIntInRange(value.disable_after, 1, MAX_DISABLE_AFTER)) return false;
   return !Object.hasOwn(value, 'throttle') || isValidThrottle(value.throttle);
+}
+
+// ---------------------------------------------------------------------------
+// Signatures (Part 8)
+
+/**
+ * The key of a valid secret (sig.secret-strict), or null: "whsec_" and the
+ * canonical padded standard base64 of 24 to 64 bytes, nothing else (no
+ * whitespace, no URL-safe alphabet, no missing or extra padding).
+ */
+function decodeSecret(value) {
+  if (typeof value !== 'string' || !value.startsWith(SECRET_PREFIX)) return null;
+  const text = value.slice(SECRET_PREFIX.length);
+  if (text.length === 0 || text.length % 4 !== 0 || !SECRET_BASE64.test(text)) return null;
+  const key = Buffer.from(text, 'base64');
+  if (key.toString('base64') !== text) return null; // non-zero unused bits
+  return key.length >= MIN_KEY_BYTES && key.length <= MAX_KEY_BYTES ? key : null;
+}
+
+/** A header name in ASCII lower case (other characters unchanged, as HTTP compares names). */
+function asciiLower(name) {
+  return name.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+}
+
+/** verify's secrets: a non-empty list of valid secrets. */
+function isValidSecretList(value) {
+  return Array.isArray(value) && value.length > 0 && value.every((s) => decodeSecret(s) !== null);
+}
+
+/**
+ * verify's headers: an object of string values naming each of the three
+ * signed headers at most once, ignoring ASCII case (sig.verify-headers).
+ */
+function isValidHeaders(value) {
+  if (!isPlainObject(value)) return false;
+  const named = new Set();
+  for (const [name, header] of Object.entries(value)) {
+    if (typeof header !== 'string') return false;
+    const lower = asciiLower(name);
+    if (SIGNED_HEADERS.includes(lower)) {
+      if (named.has(lower)) return false;
+      named.add(lower);
+    }
+  }
+  return true;
+}
+
+/** The bytes HMAC-SHA256 signs: the UTF-8 of "<id>.<timestamp>.<body>". */
+function signedContent(messageId, timestamp, body) {
+  return Buffer.from(`${messageId}.${timestamp}.${body}`, 'utf8');
+}
+
+/** The padded standard base64 of HMAC-SHA256(key, content): what follows "v1,". */
+function sign(key, content) {
+  return crypto.createHmac('sha256', key).update(content).digest('base64');
+}
+
+/**
+ * The receiver's check (sig.verify); its arguments have been checked. Reads
+ * no state of the dispatcher.
+ */
+function verify(ts, secrets, headers, body) {
+  const found = new Map();
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = asciiLower(name);
+    if (SIGNED_HEADERS.includes(lower)) found.set(lower, value);
+  }
+  const messageId = found.get(HEADER_ID) ?? '';
+  const timestamp = found.get(HEADER_TIMESTAMP) ?? '';
+  const signatures = found.get(HEADER_SIGNATURE) ?? '';
+  if (messageId === '' || timestamp === '' || signatures === '') return ERR.missingHeader;
+  if (timestamp.length > TIMESTAMP_MAX_LENGTH || !TIMESTAMP_TEXT.test(timestamp)) return ERR.badTimestamp;
+  // At most 17 characters: a 16-digit text above 2^53 - 1 parses to 2^53 or more, never below.
+  const sentAt = Number(timestamp);
+  if (!Number.isSafeInteger(sentAt)) return ERR.badTimestamp;
+  if (ts - sentAt > TOLERANCE) return ERR.timestampTooOld;
+  if (sentAt - ts > TOLERANCE) return ERR.timestampTooNew;
+  const content = signedContent(messageId, timestamp, body);
+  const expected = secrets.map((secret) => Buffer.from(sign(decodeSecret(secret), content), 'ascii'));
+  for (const entry of signatures.split(' ')) {
+    const comma = entry.indexOf(',');
+    if (comma < 0 || entry.slice(0, comma) !== 'v1') continue; // other versions, empty entries
+    const given = Buffer.from(entry.slice(comma + 1), 'utf8');
+    if (expected.some((e) => e.length === given.length && crypto.timingSafeEqual(e, given))) return true;
+  }
+  return ERR.noMatchingSignature;
 }
 
 // ---------------------------------------------------------------------------
@@ -373,7 +500,7 @@ function toOutcome(entry) {
 }
 
 class WebhookEvent {
-  constructor(id, endpoint, outcomes, seq, due) {
+  constructor(id, endpoint, outcomes, seq, due, body) {
     this.id = id;
     this.endpoint = endpoint;
     this.outcomes = outcomes.map(toOutcome);
@@ -388,6 +515,12 @@ class WebhookEvent {
     // Links of its endpoint's DeadList while dead-lettered.
     this.deadPrev = null;
     this.deadNext = null;
+    this.body = body; // Part 8: the payload, the body of every attempt
+    // Part 8: attempt number -> { at, keys } (the ts it was made at, the keys
+    // that signed it, newest first), for the attempts of this life (since the
+    // enqueue or the last revival) made while the endpoint had a secret; null
+    // until one is.
+    this.signed = null;
   }
 
   /** Outcome scripted for the next attempt (the last entry repeats). */
@@ -466,6 +599,22 @@ class Endpoint {
     this.bucket = null; // a TokenBucket while the policy has a throttle (Part 9)
     // Events throttled since their last attempt, enable or set_policy (throttle.release).
     this.throttled = new Set();
+    this.secret = null; // Part 8: the current secret, { text, key }, or null before any
+    this.previous = []; // Part 8: retired secrets { text, key, retiredAt }, oldest first (at most 10)
+  }
+
+  /**
+   * The keys that sign an attempt made now at `ts`, newest first: the current
+   * secret's, then those of the previous secrets within their grace
+   * (ts - R < 86400), most recently retired first (sig.signers-order).
+   */
+  signingKeys(ts) {
+    const keys = [this.secret.key];
+    for (let i = this.previous.length - 1; i >= 0; i--) {
+      const retired = this.previous[i];
+      if (ts - retired.retiredAt < GRACE) keys.push(retired.key);
+    }
+    return keys;
   }
 
   head() {
@@ -507,11 +656,11 @@ class Dispatcher {
     return true;
   }
 
-  enqueue(ts, endpointId, eventId, outcomes) {
+  enqueue(ts, endpointId, eventId, outcomes, payload = '') {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
     if (this.events.has(eventId)) return ERR.duplicateEvent;
-    const event = new WebhookEvent(eventId, endpoint, outcomes, this.nextSeq++, ts);
+    const event = new WebhookEvent(eventId, endpoint, outcomes, this.nextSeq++, ts, payload);
     this.events.set(eventId, event);
     const wasEmpty = endpoint.pending.size === 0;
     endpoint.pending.push(event);
@@ -568,6 +717,11 @@ class Dispatcher {
     const policy = endpoint.policy; // the policy in force when this attempt fails (policy.in-force)
     endpoint.throttled.delete(event); // its attempt ends its throttling
     event.attempts += 1;
+    if (endpoint.secret !== null) {
+      // The signers are fixed as the attempt is made (sig.signers-order).
+      if (event.signed === null) event.signed = new Map();
+      event.signed.set(event.attempts, { at: now, keys: endpoint.signingKeys(now) });
+    }
     const prefix = `${event.id} #${event.attempts} ${code}`;
 
     if (isSuccess(code)) {
@@ -659,6 +813,7 @@ class Dispatcher {
   revive(endpoint, event, ts) {
     event.state = State.PENDING;
     event.attempts = 0;
+    event.signed = null; // attempts are numbered from 1 again (sig.attempt-n)
     event.due = ts;
     this.deadLetters.delete(event.id);
     endpoint.dead.remove(event);
@@ -722,6 +877,41 @@ class Dispatcher {
     if (!endpoint) return ERR.unknownEndpoint;
     return endpoint.policy.toResult();
   }
+
+  /** Set the endpoint's secret: the first, the current one again (no-op), or a rotation. */
+  setSecret(ts, endpointId, secret) {
+    const endpoint = this.endpoints.get(endpointId);
+    if (!endpoint) return ERR.unknownEndpoint;
+    const current = endpoint.secret;
+    if (current !== null && current.text === secret) return true; // no rotation, no grace restarted
+    if (current !== null) {
+      // A rotation: the current secret is retired at ts; a previous secret set
+      // again leaves the list as it becomes current (it signs once).
+      const previous = endpoint.previous;
+      const again = previous.findIndex((retired) => retired.text === secret);
+      if (again >= 0) previous.splice(again, 1);
+      previous.push({ text: current.text, key: current.key, retiredAt: ts });
+      if (previous.length > MAX_PREVIOUS) previous.shift(); // the earliest retired goes, even in grace
+    }
+    endpoint.secret = { text: secret, key: decodeSecret(secret) };
+    return true;
+  }
+
+  /** The headers attempt n of the event carried, with its own ts and signers. */
+  signature(ts, eventId, n) {
+    const event = this.events.get(eventId);
+    if (!event) return ERR.unknownEvent;
+    if (n > event.attempts) return ERR.attemptNotMade;
+    const made = event.signed === null ? undefined : event.signed.get(n);
+    if (made === undefined) return ERR.noSecret; // made while the endpoint had no secret
+    const timestamp = String(made.at);
+    const content = signedContent(event.id, timestamp, event.body);
+    return {
+      [HEADER_ID]: event.id,
+      [HEADER_TIMESTAMP]: timestamp,
+      [HEADER_SIGNATURE]: made.keys.map((key) => `v1,${sign(key, content)}`).join(' '),
+    };
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -733,6 +923,11 @@ const checkOutcomes = (value) => (isValidOutcomes(value) ? null : ERR.invalidOut
 const checkBoolean = (value) => (typeof value === 'boolean' ? null : ERR.invalidArguments);
 const checkPolicy = (value) => (isValidPolicy(value) ? null : ERR.invalidPolicy);
 const checkSince = (value) => (isValidTs(value) ? null : ERR.invalidArguments); // recover.since: read as a ts
+const checkPayload = checkString; // sig.payload-type: after outcomes, before the state
+const checkSecret = (value) => (decodeSecret(value) !== null ? null : ERR.invalidSecret);
+const checkAttemptN = (value) => (isValidTs(value) && value >= 1 ? null : ERR.invalidArguments); // sig.attempt-n
+const checkSecrets = (value) => (isValidSecretList(value) ? null : ERR.invalidSecret);
+const checkHeaders = (value) => (isValidHeaders(value) ? null : ERR.invalidArguments);
 
 const OPERATIONS = new Map([
   ['register', { arity: [2], checks: [checkString, checkString], call: (d, ts, a) => d.register(ts, a[0], a[1]) }],
@@ -748,6 +943,16 @@ const OPERATIONS = new Map([
   ['dead_letter', { arity: [1], checks: [checkString], call: (d, ts, a) => d.deadLetter(ts, a[0]) }],
   ['recover', { arity: [2], checks: [checkString, checkSince], call: (d, ts, a) => d.recover(ts, a[0], a[1]) }],
 ]);
+if (SIGNATURES) {
+  OPERATIONS.set('enqueue', {
+    arity: [3, 4], // the payload is optional
+    checks: [checkString, checkString, checkOutcomes, checkPayload],
+    call: (d, ts, a) => d.enqueue(ts, a[0], a[1], a[2], a.length > 3 ? a[3] : ''),
+  });
+  OPERATIONS.set('set_secret', { arity: [2], checks: [checkString, checkSecret], call: (d, ts, a) => d.setSecret(ts, a[0], a[1]) });
+  OPERATIONS.set('signature', { arity: [2], checks: [checkString, checkAttemptN], call: (d, ts, a) => d.signature(ts, a[0], a[1]) });
+  OPERATIONS.set('verify', { arity: [3], checks: [checkSecrets, checkHeaders, checkString], call: (d, ts, a) => verify(ts, a[0], a[1], a[2]) });
+}
 
 function execute(dispatcher, op) {
   if (!Array.isArray(op)) return ERR.invalidArguments;

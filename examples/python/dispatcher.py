@@ -1,17 +1,27 @@
 """A Python solution of the brief "Webhook Dispatcher: Retries, Ordering and Pausing" (Parts 1
 to 3) and of the roadmap's Parts 4 to 7 (retry policy per endpoint, Retry-After and Gone, automatic
-disabling of failing endpoints, dead letters: details and recovery) and Part 9 (a token bucket per
-endpoint, the policy's "throttle"), written the way a Python user would write it, from the seed
-brief, shared/roadmap.md and spec/dispatcher.md (clarifications included), without looking at the
-reference dispatcher or the other examples.
+disabling of failing endpoints, dead letters: details and recovery), Part 8 (Standard Webhooks
+signatures: set_secret with rotation, enqueue's payload, signature and verify) and Part 9 (a token
+bucket per endpoint, the policy's "throttle"), written the way a Python user would write it, from
+the seed brief, shared/roadmap.md and spec/dispatcher.md (clarifications included; Part 8 from its
+section 16, first drafted in spec/drafts/signatures/), without looking at the reference dispatcher
+or the other examples.
 
     hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py examples/python/dispatcher.py"
 """
 
+import base64
+import hashlib
+import hmac
+import re
 from bisect import bisect_left, insort
+from collections import deque
 
 HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after", "auto-disable", "dead-letters",
-                   "throttle"]
+                   "signatures", "throttle"]
+# Part 8 is offered exactly when declared: without it set_secret, signature and verify are unknown
+# operations and enqueue takes no payload (sig.absent).
+SIGNATURES = "signatures" in HOOKCHECK_PARTS
 
 # The brief's schedule is the default policy: 6 attempts, waits after failure 1, 2, 3, 4, 5.
 DEFAULT_POLICY = {"attempts": 6, "waits": [30, 60, 120, 240, 300]}
@@ -23,6 +33,21 @@ MAX_WAIT = 2592000  # 30 days, for policy waits, retry_after and a throttle's in
 MAX_BURST = 1000000
 OUTCOME_KEYS = {"status", "retry_after"}
 TS_LIMIT = 2**53 - 1
+
+# Part 8: a secret is "whsec_" and the padded standard base64 of a 24- to 64-byte key; a retired
+# secret signs for GRACE seconds after its rotation, and at most MAX_PREVIOUS of them are kept.
+SECRET_PREFIX = "whsec_"
+SECRET_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")  # the length and canonical form checked apart
+MIN_KEY_BYTES = 24
+MAX_KEY_BYTES = 64
+GRACE = 86400
+MAX_PREVIOUS = 10
+TOLERANCE = 300  # verify: seconds between the timestamp and the receiver's clock, either way
+HEADER_ID, HEADER_TIMESTAMP, HEADER_SIGNATURE = "webhook-id", "webhook-timestamp", "webhook-signature"
+SIGNED_HEADERS = (HEADER_ID, HEADER_TIMESTAMP, HEADER_SIGNATURE)
+# The decimal text of an integer: 0, or an optional minus then no leading zero (sig.verify-timestamp).
+TIMESTAMP_TEXT = re.compile(r"0|-?[1-9][0-9]*")
+TIMESTAMP_MAX_LEN = len(str(-TS_LIMIT))  # longer text is out of range (and int() never sees it)
 
 # How many arguments may follow ts: fewest, most. dead_letters takes an optional endpoint id.
 ARITY = {
@@ -39,6 +64,13 @@ ARITY = {
     "dead_letter": (1, 1),
     "recover": (2, 2),
 }
+if SIGNATURES:
+    ARITY.update({
+        "enqueue": (3, 4),  # the payload is optional
+        "set_secret": (2, 2),
+        "signature": (2, 2),
+        "verify": (3, 3),
+    })
 
 
 class DispatchError(Exception):
@@ -56,13 +88,41 @@ def is_ts(x):
     return is_int(x) and abs(x) <= TS_LIMIT
 
 
+def decode_secret(secret):
+    """The key of a valid secret (sig.secret-strict), or None: "whsec_" and the canonical padded
+    standard base64 of 24 to 64 bytes, nothing else (no whitespace, no URL-safe alphabet)."""
+    if not isinstance(secret, str) or not secret.startswith(SECRET_PREFIX):
+        return None
+    text = secret[len(SECRET_PREFIX):]
+    if not text or len(text) % 4 or not SECRET_BASE64.fullmatch(text):
+        return None
+    try:
+        key = base64.b64decode(text, validate=True)
+    except ValueError:  # binascii.Error is a ValueError
+        return None
+    if base64.b64encode(key).decode("ascii") != text:  # non-zero unused bits
+        return None
+    return key if MIN_KEY_BYTES <= len(key) <= MAX_KEY_BYTES else None
+
+
+def signed_content(message_id, timestamp, body):
+    """The UTF-8 bytes HMAC-SHA256 signs: "<id>.<timestamp>.<body>". (Requests are UTF-8 JSON, so
+    no string holds an unpaired surrogate; surrogatepass only keeps run() from raising on one.)"""
+    return f"{message_id}.{timestamp}.{body}".encode("utf-8", "surrogatepass")
+
+
+def sign(key, content):
+    """The padded standard base64 of HMAC-SHA256(key, content): what follows "v1,"."""
+    return base64.b64encode(hmac.new(key, content, hashlib.sha256).digest()).decode("ascii")
+
+
 def copy_policy(policy):
     return {key: list(value) if key == "waits" else dict(value) if key == "throttle" else value
             for key, value in policy.items()}
 
 
 class Event:
-    def __init__(self, event_id, endpoint_id, outcomes, order, due_at):
+    def __init__(self, event_id, endpoint_id, outcomes, order, due_at, body=""):
         self.id = event_id
         self.endpoint_id = endpoint_id
         self.outcomes = outcomes  # (status, retry_after or None) per attempt; the last repeats
@@ -72,6 +132,11 @@ class Event:
         self.state = "pending"  # pending | delivered | dead
         self.died_at = None  # the ts of the process call that last killed it
         self.last_status = None  # the status of the attempt that last killed it
+        self.body = body  # Part 8: the payload, the body of every attempt
+        # Part 8: attempt number -> (the ts it was made at, the keys that signed it, newest first),
+        # for the attempts of this life (since the enqueue or the last revival) made while the
+        # endpoint had a secret; None until one is.
+        self.signed = None
 
 
 class Bucket:
@@ -111,6 +176,16 @@ class Endpoint:
         self.policy = copy_policy(DEFAULT_POLICY)  # exactly as last given to set_policy
         self.bucket = None  # a Bucket while the policy has a throttle
         self.throttled = []  # events throttled since their last attempt, enable or set_policy
+        self.secret = None  # Part 8: the current secret, (text, key), or None before any
+        self.previous = deque()  # Part 8: retired secrets (text, key, rotation ts), oldest first
+
+    def signing_keys(self, ts):
+        """The keys that sign an attempt made now at ts, newest first: the current secret's, then
+        those of the previous secrets within their grace (ts - R < GRACE), the most recently
+        retired first (sig.signers, sig.signers-order, sig.grace-boundary)."""
+        keys = [self.secret[1]]
+        keys.extend(key for _, key, retired_at in reversed(self.previous) if ts - retired_at < GRACE)
+        return tuple(keys)
 
 
 class Dispatcher:
@@ -126,13 +201,13 @@ class Dispatcher:
         self.endpoints[endpoint_id] = Endpoint(url)
         return True
 
-    def enqueue(self, ts, endpoint_id, event_id, outcomes):
+    def enqueue(self, ts, endpoint_id, event_id, outcomes, payload=""):
         if endpoint_id not in self.endpoints:
             raise DispatchError("unknown endpoint")
         if event_id in self.events:
             raise DispatchError("duplicate event")
         event = Event(event_id, endpoint_id, [normalize_outcome(o) for o in outcomes],
-                      self.next_order, ts)
+                      self.next_order, ts, payload)
         self.next_order += 1
         self.events[event_id] = event
         self.endpoints[endpoint_id].pending.append(event)
@@ -186,6 +261,10 @@ class Dispatcher:
             endpoint.throttled.remove(event)
         event.attempts += 1
         n = event.attempts
+        if endpoint.secret is not None:  # the signers are fixed as the attempt is made
+            if event.signed is None:
+                event.signed = {}
+            event.signed[n] = (ts, endpoint.signing_keys(ts))
         status, retry_after = event.outcomes[min(n, len(event.outcomes)) - 1]
         prefix = f"{event.id} #{n} {status}"
         if 200 <= status <= 299:
@@ -280,6 +359,7 @@ class Dispatcher:
         del self.dead_letters[event.id]
         event.state = "pending"
         event.attempts = 0
+        event.signed = None  # attempts are numbered from 1 again (sig.attempt-n)
 
     def list_dead_letters(self, ts, endpoint_id=None):
         if endpoint_id is None:
@@ -341,6 +421,71 @@ class Dispatcher:
             insort(endpoint.pending, event, key=lambda e: e.order)
         return len(revived)
 
+    def set_secret(self, ts, endpoint_id, secret):
+        endpoint = self.endpoints.get(endpoint_id)
+        if endpoint is None:
+            raise DispatchError("unknown endpoint")
+        current = endpoint.secret
+        if current is not None and current[0] == secret:
+            return True  # the current secret again: no rotation, no grace restarted
+        if current is not None:  # a rotation: the current secret is retired at ts
+            previous = endpoint.previous
+            for i, (text, _, _) in enumerate(previous):
+                if text == secret:  # a previous secret set again leaves the list as it becomes current
+                    del previous[i]
+                    break
+            previous.append((current[0], current[1], ts))
+            if len(previous) > MAX_PREVIOUS:
+                previous.popleft()  # the earliest retired goes, even within its grace
+        endpoint.secret = (secret, decode_secret(secret))
+        return True
+
+    def signature(self, ts, event_id, n):
+        """The headers attempt n of the event carried: its own ts, the keys fixed when it was made."""
+        event = self.events.get(event_id)
+        if event is None:
+            raise DispatchError("unknown event")
+        if n > event.attempts:
+            raise DispatchError("attempt not made")
+        made = event.signed.get(n) if event.signed is not None else None
+        if made is None:  # made while the endpoint had no secret
+            raise DispatchError("no secret")
+        made_at, keys = made
+        timestamp = str(made_at)
+        content = signed_content(event.id, timestamp, event.body)
+        return {HEADER_ID: event.id, HEADER_TIMESTAMP: timestamp,
+                HEADER_SIGNATURE: " ".join("v1," + sign(key, content) for key in keys)}
+
+    def verify(self, ts, secrets, headers, body):
+        """The receiver's check; reads no state of the dispatcher. The arguments have been checked
+        (check_arguments), so every secret is valid and the three headers are named once at most."""
+        found = {}
+        for name, value in headers.items():
+            if name.isascii() and name.lower() in SIGNED_HEADERS:  # ASCII case only
+                found[name.lower()] = value
+        message_id, timestamp, signatures = (found.get(h, "") for h in SIGNED_HEADERS)
+        if not message_id or not timestamp or not signatures:
+            raise DispatchError("missing header")
+        if len(timestamp) > TIMESTAMP_MAX_LEN or not TIMESTAMP_TEXT.fullmatch(timestamp):
+            raise DispatchError("bad timestamp")
+        sent_at = int(timestamp)
+        if abs(sent_at) > TS_LIMIT:
+            raise DispatchError("bad timestamp")
+        if ts - sent_at > TOLERANCE:
+            raise DispatchError("timestamp too old")
+        if sent_at - ts > TOLERANCE:
+            raise DispatchError("timestamp too new")
+        content = signed_content(message_id, timestamp, body)
+        expected = [sign(decode_secret(secret), content).encode("ascii") for secret in secrets]
+        for entry in signatures.split(" "):
+            version, comma, given = entry.partition(",")
+            if not comma or version != "v1":
+                continue  # another version, an empty entry, no comma: ignored
+            given = given.encode("utf-8", "surrogatepass")
+            if any(hmac.compare_digest(given, e) for e in expected):
+                return True
+        raise DispatchError("no matching signature")
+
 
 def normalize_outcome(outcome):
     """An outcomes entry as (status, retry_after); a plain status has no retry_after."""
@@ -398,11 +543,20 @@ def valid_throttle(throttle):
     return is_int(burst) and 1 <= burst <= MAX_BURST and is_int(interval) and 1 <= interval <= MAX_WAIT
 
 
+def valid_headers(headers):
+    """verify's headers: an object of string values naming each of the three headers at most once,
+    ignoring ASCII case (sig.verify-args, sig.verify-headers)."""
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        return False
+    named = [n.lower() for n in headers if n.isascii() and n.lower() in SIGNED_HEADERS]
+    return len(named) == len(set(named))
+
+
 def check_arguments(name, args):
     """Argument checks in the spec's order; raises DispatchError."""
     strings = {"register": (0, 1), "enqueue": (0, 1), "status": (0,), "disable": (0,), "enable": (0,),
                "dead_letters": (0,), "set_policy": (0,), "policy": (0,), "endpoint": (0,),
-               "dead_letter": (0,), "recover": (0,)}
+               "dead_letter": (0,), "recover": (0,), "set_secret": (0,), "signature": (0,)}
     for i in strings.get(name, ()):
         if i >= len(args):
             continue
@@ -414,12 +568,24 @@ def check_arguments(name, args):
             raise DispatchError("invalid outcomes")
         if not all(valid_outcome(o) for o in outcomes):
             raise DispatchError("invalid outcomes")
+        if len(args) == 4 and not isinstance(args[3], str):  # the payload, after outcomes
+            raise DispatchError("invalid arguments")
     if name == "enable" and type(args[1]) is not bool:
         raise DispatchError("invalid arguments")
     if name == "set_policy" and not valid_policy(args[1]):
         raise DispatchError("invalid policy")
     if name == "recover" and not is_ts(args[1]):
         raise DispatchError("invalid arguments")
+    if name == "set_secret" and decode_secret(args[1]) is None:
+        raise DispatchError("invalid secret")
+    if name == "signature" and not (is_ts(args[1]) and args[1] >= 1):  # n, read as a ts is
+        raise DispatchError("invalid arguments")
+    if name == "verify":
+        secrets, headers, body = args
+        if not isinstance(secrets, list) or not secrets or any(decode_secret(s) is None for s in secrets):
+            raise DispatchError("invalid secret")
+        if not valid_headers(headers) or not isinstance(body, str):
+            raise DispatchError("invalid arguments")
 
 
 def apply(dispatcher, op):
