@@ -506,6 +506,13 @@ pub fn clarification_behind(step: &crate::case::Step) -> Option<&'static str> {
         ("status", Some("unknown event")) => Some("status.unknown-event"),
         ("enqueue", Some("unknown endpoint")) => Some("enqueue.unknown-endpoint"),
         ("endpoint", Some("unknown endpoint")) => Some("endpoint.errors"),
+        // Part 8: the roadmap names no error of its operations, nor of a payload.
+        ("set_secret", Some(_)) => Some("sig.set-secret-errors"),
+        ("signature", Some(_)) => Some("sig.signature-codes"),
+        ("verify", Some(_)) => Some("sig.verify-codes"),
+        ("enqueue", Some(_)) if step.op.as_array().is_some_and(|op| op.len() == 6) => {
+            Some("sig.payload-type")
+        }
         _ => None,
     }
 }

@@ -12,6 +12,7 @@ mod absent;
 mod crossings;
 mod incidents;
 mod roadmap;
+mod signatures;
 mod throttle;
 
 use crate::case::Part;
@@ -82,6 +83,7 @@ struct State {
     /// Parts 6 and 7: a crossing of two roadmap parts, or time going back (`crossings`).
     crossing_done: bool,
     throttle_done: bool,
+    signature_done: bool,
     /// With Part 7 only: the events that died at least once (from the shadow's records), which
     /// tells a revived event from one that never died, and the `ts` of every death, in order,
     /// which `recover`'s `since` is drawn around.
@@ -103,6 +105,7 @@ impl Generator {
         let auto = self.parts.contains(&Part::AutoDisable);
         let dead = self.parts.contains(&Part::DeadLetters);
         let throttle = self.parts.contains(&Part::Throttle);
+        let signatures = self.parts.contains(&Part::Signatures);
         let incidents = auto || dead;
         let mut s = State {
             brief,
@@ -129,6 +132,7 @@ impl Generator {
             recovery_done: false,
             crossing_done: false,
             throttle_done: false,
+            signature_done: false,
             died: BTreeSet::new(),
             death_times: Vec::new(),
         };
@@ -170,6 +174,11 @@ impl Generator {
         // it. In brief mode it closes the case (see `throttle`).
         let throttle_at = (throttle && s.p.chance(if brief { 85 } else { 60 }))
             .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
+        // Part 8: an endpoint of its own signed, its attempts' headers and receivers' checks,
+        // drawn after all of the above and only with it. In brief mode it comes at the case's
+        // end, before the throttle's burst (see `signatures`).
+        let signature_at = (signatures && s.p.chance(80))
+            .then(|| endpoints + s.p.below((len - endpoints) as u64) as usize);
         let cap = 2 * max;
         while s.ops.len() < len {
             if scenario_at.is_some_and(|at| s.ops.len() >= at) && !s.scenario_done {
@@ -194,6 +203,15 @@ impl Generator {
             }
             if crossing_at.is_some_and(|at| s.ops.len() >= at) && !s.crossing_done {
                 s.crossing_scenario(endpoints, cap);
+                continue;
+            }
+            if !brief && signature_at.is_some_and(|at| s.ops.len() >= at) && !s.signature_done {
+                s.signature_scenario(cap);
+                continue;
+            }
+            if signatures && !brief && s.p.chance(4) {
+                let op = s.signature_op();
+                s.push(op);
                 continue;
             }
             if !brief && throttle_at.is_some_and(|at| s.ops.len() >= at) && !s.throttle_done {
@@ -226,6 +244,9 @@ impl Generator {
         // An incident may have run past the case's length before the crossing's turn came.
         if crossing_at.is_some() && !s.crossing_done {
             s.crossing_scenario(endpoints, cap);
+        }
+        if signature_at.is_some() && !s.signature_done {
+            s.signature_scenario(cap);
         }
         if throttle_at.is_some() && !s.throttle_done {
             s.throttle_scenario(endpoints, cap);

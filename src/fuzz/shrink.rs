@@ -20,6 +20,7 @@ pub fn shrink(
         ops = simplify_each(ops, fails, deadline, shorter_outcomes);
         ops = simplify_each(ops, fails, deadline, plainer_statuses);
         ops = simplify_each(ops, fails, deadline, plainer_policies);
+        ops = simplify_each(ops, fails, deadline, plainer_signing);
         ops = simplify_each(ops, fails, deadline, earlier_ts);
         ops = shift_tails(ops, fails, deadline);
         ops = try_whole(ops, fails, rename_ids);
@@ -201,6 +202,30 @@ fn plainer_policies(ops: &[Value], i: usize) -> Vec<Value> {
     out
 }
 
+/// Part 8: an `enqueue` without its payload (the empty body), a `verify` with one secret fewer.
+fn plainer_signing(ops: &[Value], i: usize) -> Vec<Value> {
+    let op = &ops[i];
+    let Some(list) = op.as_array() else {
+        return Vec::new();
+    };
+    match list.first().and_then(Value::as_str) {
+        Some("enqueue") if list.len() == 6 => vec![Value::Array(list[..5].to_vec())],
+        Some("verify") => {
+            let secrets = list.get(2).and_then(Value::as_array);
+            (0..secrets.map_or(0, |s| if s.len() > 1 { s.len() } else { 0 }))
+                .map(|drop| {
+                    let mut op = op.clone();
+                    if let Some(Value::Array(s)) = op.get_mut(2) {
+                        s.remove(drop);
+                    }
+                    op
+                })
+                .collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The operation at the previous operation's time (or 0 for the first), keeping time in order.
 fn earlier_ts(ops: &[Value], i: usize) -> Vec<Value> {
     let ts = |op: &Value| op.get(1).and_then(Value::as_i64);
@@ -375,6 +400,27 @@ mod tests {
         assert_eq!(renamed[3], json!(["dead_letter", 0, "e2"]));
         // `since` is a time, not an id.
         assert_eq!(renamed[4], json!(["recover", 0, "a", 5]));
+    }
+
+    #[test]
+    fn payloads_go_and_verify_keeps_fewer_secrets() {
+        let ops = [
+            json!(["enqueue", 0, "a", "e", [200], "body"]),
+            json!(["verify", 0, ["s1", "s2"], {}, ""]),
+            json!(["verify", 0, ["s1"], {}, ""]),
+        ];
+        assert_eq!(
+            plainer_signing(&ops, 0),
+            vec![json!(["enqueue", 0, "a", "e", [200]])]
+        );
+        assert_eq!(
+            plainer_signing(&ops, 1),
+            vec![
+                json!(["verify", 0, ["s2"], {}, ""]),
+                json!(["verify", 0, ["s1"], {}, ""])
+            ]
+        );
+        assert!(plainer_signing(&ops, 2).is_empty(), "one secret stays");
     }
 
     #[test]

@@ -212,8 +212,9 @@ mod tests {
     fn throttled_heads_and_refused_throttles_are_reached_in_both_modes() {
         for brief_only in [false, true] {
             let (throttled, refused) = reached(&Part::ALL, brief_only);
-            // Brief mode throttles only cases of one endpoint, about a quarter of them.
-            let least = if brief_only { 30 } else { 100 };
+            // Brief mode throttles only cases of one endpoint, about a quarter of them; Part 8's
+            // scenario shares the case's room.
+            let least = if brief_only { 30 } else { 80 };
             assert!(throttled >= least, "brief {brief_only}: {throttled} of 300");
             assert!(refused >= 5, "brief {brief_only}: {refused} of 300");
         }

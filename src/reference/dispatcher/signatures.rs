@@ -299,7 +299,16 @@ mod tests {
         assert_eq!(timestamp_value("-5"), Some(-5));
         assert_eq!(timestamp_value("9007199254740991"), Some((1 << 53) - 1));
         for bad in [
-            "", "-", "-0", "01", "+1", "1.0", "1e9", " 1", "9007199254740992", "99999999999999999",
+            "",
+            "-",
+            "-0",
+            "01",
+            "+1",
+            "1.0",
+            "1e9",
+            " 1",
+            "9007199254740992",
+            "99999999999999999",
         ] {
             assert_eq!(timestamp_value(bad), None, "{bad}");
         }
@@ -312,7 +321,10 @@ mod tests {
         s.set(key(0), 0);
         assert_eq!(&*s.signers(0), &[0]);
         s.set(key(0), 5);
-        assert!(s.previous.is_empty(), "the same secret again is no rotation");
+        assert!(
+            s.previous.is_empty(),
+            "the same secret again is no rotation"
+        );
         s.set(key(1), 100);
         assert_eq!(&*s.signers(100 + GRACE - 1), &[1, 0]);
         assert_eq!(&*s.signers(100 + GRACE), &[1]);

@@ -123,7 +123,8 @@ impl List<'_> {
         let items = match self {
             List::Scanned(_) => return Err(Error::InvalidSecret),
             List::Text(json) => {
-                owned = serde_json::from_str::<Vec<Value>>(json).map_err(|_| Error::InvalidSecret)?;
+                owned =
+                    serde_json::from_str::<Vec<Value>>(json).map_err(|_| Error::InvalidSecret)?;
                 &owned[..]
             }
             List::Values(items) => items,
@@ -133,7 +134,11 @@ impl List<'_> {
         }
         items
             .iter()
-            .map(|item| item.as_str().ok_or(Error::InvalidSecret).and_then(Key::parse))
+            .map(|item| {
+                item.as_str()
+                    .ok_or(Error::InvalidSecret)
+                    .and_then(Key::parse)
+            })
             .collect()
     }
 }

@@ -128,8 +128,14 @@ impl Reply<'_> {
             Reply::Signature(h) => {
                 let mut m = Map::new();
                 m.insert("webhook-id".into(), Value::from(h.id.as_str()));
-                m.insert("webhook-timestamp".into(), Value::from(h.timestamp.as_str()));
-                m.insert("webhook-signature".into(), Value::from(h.signature.as_str()));
+                m.insert(
+                    "webhook-timestamp".into(),
+                    Value::from(h.timestamp.as_str()),
+                );
+                m.insert(
+                    "webhook-signature".into(),
+                    Value::from(h.signature.as_str()),
+                );
                 Value::Object(m)
             }
             Reply::Policy(p) => {
