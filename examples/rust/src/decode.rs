@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::schedule::{MAX_SAFE_INTEGER, Outcome, Policy};
+use crate::signatures::{ID_HEADER, Received, SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER};
 use crate::throttle::Throttle;
 
 /// A well-formed operation; `ts` is carried separately by [`Operation`].
@@ -13,10 +14,12 @@ pub enum Command {
     Register {
         endpoint: String,
     },
+    /// Without a payload (Part 8's optional fifth argument) the body is empty.
     Enqueue {
         endpoint: String,
         event: String,
         outcomes: Vec<Outcome>,
+        payload: String,
     },
     Process,
     Status {
@@ -50,6 +53,20 @@ pub enum Command {
         endpoint: String,
         since: i64,
     },
+    SetSecret {
+        endpoint: String,
+        secret: Secret,
+    },
+    /// `attempt` is at least 1 and at most 2^53 - 1 (`sig.attempt-n`).
+    Signature {
+        event: String,
+        attempt: u64,
+    },
+    Verify {
+        secrets: Vec<Secret>,
+        headers: Received,
+        body: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,10 +85,11 @@ pub fn decode(value: &Value) -> Result<Operation, Error> {
     // `rest` is ts followed by the arguments; its allowed lengths count ts too.
     let arity: &[usize] = match name {
         "register" => &[3],
-        "enqueue" => &[4],
+        "enqueue" => &[4, 5],
         "process" => &[1],
         "status" | "disable" | "policy" | "endpoint" | "dead_letter" => &[2],
-        "enable" | "set_policy" | "recover" => &[3],
+        "enable" | "set_policy" | "recover" | "set_secret" | "signature" => &[3],
+        "verify" => &[4],
         "dead_letters" => &[1, 2],
         _ => return Err(Error::UnknownOperation),
     };
@@ -93,6 +111,11 @@ pub fn decode(value: &Value) -> Result<Operation, Error> {
             endpoint: args.string()?,
             event: args.string()?,
             outcomes: outcomes(args.next()?)?,
+            // Any string, checked after `outcomes` (`sig.payload-type`).
+            payload: match args.0.len() {
+                0 => String::new(),
+                _ => args.string()?,
+            },
         },
         "process" => Command::Process,
         "status" => Command::Status {
@@ -128,6 +151,19 @@ pub fn decode(value: &Value) -> Result<Operation, Error> {
             endpoint: args.string()?,
             // Compared with death times, so read exactly as a `ts` is (`recover.since`).
             since: timestamp(args.next()?)?,
+        },
+        "set_secret" => Command::SetSecret {
+            endpoint: args.string()?,
+            secret: secret(args.next()?)?,
+        },
+        "signature" => Command::Signature {
+            event: args.string()?,
+            attempt: attempt_number(args.next()?)?,
+        },
+        "verify" => Command::Verify {
+            secrets: secrets(args.next()?)?,
+            headers: received(args.next()?)?,
+            body: args.string()?,
         },
         // Every name was matched above; reaching here would be a bug, not bad input.
         _ => return Err(Error::UnknownOperation),
@@ -171,6 +207,55 @@ fn timestamp(value: &Value) -> Result<i64, Error> {
     strict_integer(value)
         .filter(|ts| ts.unsigned_abs() <= MAX_SAFE_INTEGER.unsigned_abs())
         .ok_or(Error::InvalidArguments)
+}
+
+/// An attempt number, read as a `ts` is and at least 1 (`sig.attempt-n`).
+fn attempt_number(value: &Value) -> Result<u64, Error> {
+    timestamp(value)
+        .ok()
+        .and_then(|n| u64::try_from(n).ok())
+        .filter(|&n| n >= 1)
+        .ok_or(Error::InvalidArguments)
+}
+
+/// A secret: a string, then `sig.secret-strict`; anything else is `invalid secret`.
+fn secret(value: &Value) -> Result<Secret, Error> {
+    value
+        .as_str()
+        .ok_or(Error::InvalidSecret)
+        .and_then(Secret::parse)
+}
+
+/// `verify`'s receiver secrets: a non-empty list of valid secrets (`sig.verify-args`).
+fn secrets(value: &Value) -> Result<Vec<Secret>, Error> {
+    let items = value.as_array().ok_or(Error::InvalidSecret)?;
+    if items.is_empty() {
+        return Err(Error::InvalidSecret);
+    }
+    items.iter().map(secret).collect()
+}
+
+/// `verify`'s headers: an object whose values are all strings, the three headers matched
+/// ignoring ASCII case and each named at most once (`sig.verify-args`, `sig.verify-headers`).
+fn received(value: &Value) -> Result<Received, Error> {
+    let fields = value.as_object().ok_or(Error::InvalidArguments)?;
+    let mut received = Received::default();
+    for (name, value) in fields {
+        let value = value.as_str().ok_or(Error::InvalidArguments)?;
+        let slot = if name.eq_ignore_ascii_case(ID_HEADER) {
+            &mut received.id
+        } else if name.eq_ignore_ascii_case(TIMESTAMP_HEADER) {
+            &mut received.timestamp
+        } else if name.eq_ignore_ascii_case(SIGNATURE_HEADER) {
+            &mut received.signature
+        } else {
+            continue;
+        };
+        if slot.replace(value.to_owned()).is_some() {
+            return Err(Error::InvalidArguments);
+        }
+    }
+    Ok(received)
 }
 
 fn outcomes(value: &Value) -> Result<Vec<Outcome>, Error> {
@@ -497,6 +582,131 @@ mod tests {
                 endpoint: "a".into(),
                 event: "e".into(),
                 outcomes: vec![Outcome::plain(503), Outcome::plain(503)],
+                payload: String::new(),
+            })
+        );
+    }
+
+    const KA: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+    #[test]
+    fn payload_is_an_optional_string_after_outcomes() {
+        assert_eq!(
+            decode(&json!(["enqueue", 0, "a", "e", [200], "body"])).map(|op| op.command),
+            Ok(Command::Enqueue {
+                endpoint: "a".into(),
+                event: "e".into(),
+                outcomes: vec![Outcome::plain(200)],
+                payload: "body".into(),
+            })
+        );
+        for payload in [json!(null), json!(1), json!(true), json!([]), json!({})] {
+            assert_eq!(
+                decode(&json!(["enqueue", 0, "a", "e", [200], payload])),
+                Err(Error::InvalidArguments),
+                "{payload}"
+            );
+        }
+        assert_eq!(
+            decode(&json!(["enqueue", 0, "a", "e", [], null])),
+            Err(Error::InvalidOutcomes)
+        );
+        assert_eq!(
+            decode(&json!(["enqueue", 0, "a", "e", [200], "x", "y"])),
+            Err(Error::InvalidArguments)
+        );
+    }
+
+    #[test]
+    fn set_secret_and_signature_arguments_in_order() {
+        assert_eq!(
+            decode(&json!(["set_secret", 0, 7, "bad"])),
+            Err(Error::InvalidArguments)
+        );
+        for secret in [json!("bad"), json!(null), json!(24), json!([KA])] {
+            assert_eq!(
+                decode(&json!(["set_secret", 0, "a", secret])),
+                Err(Error::InvalidSecret),
+                "{secret}"
+            );
+        }
+        assert!(decode(&json!(["set_secret", 0, "a", KA])).is_ok());
+        assert_eq!(
+            decode(&json!(["set_secret", 0, "a"])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            parse(r#"["signature", 0, "e", 9007199254740991]"#).map(|op| op.command),
+            Ok(Command::Signature {
+                event: "e".into(),
+                attempt: 9_007_199_254_740_991,
+            })
+        );
+        for n in [
+            "0",
+            "-1",
+            "-0",
+            "true",
+            "\"1\"",
+            "null",
+            "1.0",
+            "1e0",
+            "9007199254740992",
+        ] {
+            assert_eq!(
+                parse(&format!(r#"["signature", 0, "e", {n}]"#)),
+                Err(Error::InvalidArguments),
+                "{n}"
+            );
+        }
+        assert_eq!(
+            decode(&json!(["signature", 0, 7, 1])),
+            Err(Error::InvalidArguments)
+        );
+    }
+
+    #[test]
+    fn verify_arguments_in_order() {
+        let headers =
+            json!({"webhook-id": "e", "webhook-timestamp": "0", "webhook-signature": "v1,x"});
+        assert_eq!(
+            decode(&json!(["verify", "0", [], null, null])),
+            Err(Error::InvalidArguments)
+        );
+        for secrets in [json!(KA), json!([]), json!([KA, "nope"]), json!([null])] {
+            assert_eq!(
+                decode(&json!(["verify", 0, secrets, null, null])),
+                Err(Error::InvalidSecret),
+                "{secrets}"
+            );
+        }
+        for bad in [
+            json!(null),
+            json!(["webhook-id"]),
+            json!({"webhook-id": "e", "content-length": 20}),
+            json!({"webhook-id": "e", "Webhook-ID": "e"}),
+        ] {
+            assert_eq!(
+                decode(&json!(["verify", 0, [KA], bad, ""])),
+                Err(Error::InvalidArguments),
+                "{bad}"
+            );
+        }
+        assert_eq!(
+            decode(&json!(["verify", 0, [KA], headers, null])),
+            Err(Error::InvalidArguments)
+        );
+        assert_eq!(
+            decode(&json!(["verify", 0, [KA], {"WEBHOOK-ID": "e", "X-Foo": "a", "x-foo": "b", "Webhook-Signature": "s"}, ""]))
+                .map(|op| op.command),
+            Ok(Command::Verify {
+                secrets: vec![Secret::parse(KA).expect("valid")],
+                headers: Received {
+                    id: Some("e".into()),
+                    timestamp: None,
+                    signature: Some("s".into()),
+                },
+                body: String::new(),
             })
         );
     }

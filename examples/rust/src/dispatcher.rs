@@ -1,13 +1,15 @@
 //! The dispatcher as a pure state machine: endpoints with their retry policies, events,
 //! per-endpoint ordering, pausing (by hand, on 410 Gone, or after consecutive failures), dead
-//! letters with their recovery, and throttling by a token bucket per endpoint. It knows nothing
-//! of JSON; every input here is already well-formed. What a single attempt leads to is
-//! [`crate::schedule`]'s to decide, and what a bucket holds [`crate::throttle`]'s.
+//! letters with their recovery, throttling by a token bucket per endpoint, and the signatures
+//! each attempt carries. It knows nothing of JSON; every input here is already well-formed. What
+//! a single attempt leads to is [`crate::schedule`]'s to decide, what a bucket holds
+//! [`crate::throttle`]'s, and what signs an attempt [`crate::signatures`]'s.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::error::Error;
 use crate::schedule::{self, Next, Outcome, Policy};
+use crate::signatures::{Headers, Secret, Secrets, Signing};
 use crate::throttle::{Bucket, ProcessCalls};
 
 /// Index into `Dispatcher::endpoints`, in registration order. Like [`Seq`], it is only ever
@@ -66,7 +68,13 @@ struct Event {
     endpoint: EndpointIdx,
     /// Non-empty, checked by decoding; the last entry repeats once the list runs out.
     outcomes: Vec<Outcome>,
+    /// The payload, the body of every attempt (Part 8); empty without one.
+    body: String,
     attempts: u32,
+    /// How each attempt of the current life was signed, by attempt number: only the attempts
+    /// made while the endpoint had a secret (`sig.signature-codes`). Emptied by a revival, whose
+    /// attempts are numbered from 1 again (`sig.attempt-n`).
+    signings: BTreeMap<u32, Signing>,
     /// Meaningful while pending; kept as is otherwise because nothing reads it then.
     due_at: i64,
     fate: Fate,
@@ -102,6 +110,8 @@ struct Endpoint {
     /// (`throttle.release`). Usually the head alone, but a revived event put in front of a
     /// throttled one may be throttled too (`throttle.with-recover`).
     throttled: BTreeSet<Seq>,
+    /// The signing secrets (Part 8), none until the first `set_secret`.
+    secrets: Secrets,
 }
 
 /// What `status` reports for an event.
@@ -185,6 +195,7 @@ impl Dispatcher {
             dead_by_time: BTreeMap::new(),
             bucket: None,
             throttled: BTreeSet::new(),
+            secrets: Secrets::default(),
         });
         Ok(())
     }
@@ -195,6 +206,7 @@ impl Dispatcher {
         endpoint_id: &str,
         event_id: &str,
         outcomes: Vec<Outcome>,
+        payload: String,
     ) -> Result<(), Error> {
         let ep = self.endpoint(endpoint_id)?;
         if self.event_ids.contains_key(event_id) {
@@ -206,7 +218,9 @@ impl Dispatcher {
             id: event_id.to_owned(),
             endpoint: ep,
             outcomes,
+            body: payload,
             attempts: 0,
+            signings: BTreeMap::new(),
             due_at: ts,
             fate: Fate::Pending,
         });
@@ -411,6 +425,30 @@ impl Dispatcher {
         Ok(revived.len())
     }
 
+    /// Gives the endpoint its signing secret, rotating the one it had (`sig.set-secret`,
+    /// `sig.rotation`). Allowed while disabled (`sig.set-secret-errors`).
+    pub fn set_secret(&mut self, ts: i64, endpoint_id: &str, secret: Secret) -> Result<(), Error> {
+        let ep = self.endpoint(endpoint_id)?;
+        self.endpoints[ep].secrets.set(secret, ts);
+        Ok(())
+    }
+
+    /// The headers attempt `attempt` of the event carried when it was made (`sig.signature`),
+    /// or why there are none (`sig.signature-codes`): an unknown event, an attempt not made (in
+    /// the event's current life), an attempt made while its endpoint had no secret.
+    pub fn signature(&self, event_id: &str, attempt: u64) -> Result<Headers, Error> {
+        let seq = *self.event_ids.get(event_id).ok_or(Error::UnknownEvent)?;
+        let event = &self.events[seq];
+        if attempt > u64::from(event.attempts) {
+            return Err(Error::AttemptNotMade);
+        }
+        let signing = u32::try_from(attempt)
+            .ok()
+            .and_then(|attempt| event.signings.get(&attempt))
+            .ok_or(Error::NoSecret)?;
+        Ok(signing.headers(&event.id, &event.body))
+    }
+
     /// Dead-lettered event ids, oldest death first, of every endpoint or of one.
     pub fn dead_letters(&self, endpoint_id: Option<&str>) -> Result<Vec<String>, Error> {
         let letters = match endpoint_id {
@@ -461,6 +499,11 @@ impl Dispatcher {
         // from overflowing; saturating all the same rather than trusting that argument.
         event.attempts = event.attempts.saturating_add(1);
         let attempt = event.attempts;
+        let endpoint = &mut self.endpoints[event.endpoint];
+        // Signed by the secrets in force now, kept as they are for `signature` (`sig.signers`).
+        if let Some(signing) = endpoint.secrets.sign_at(ts) {
+            event.signings.insert(attempt, signing);
+        }
         let index = usize::try_from(attempt - 1).unwrap_or(usize::MAX);
         // Decoding guarantees a non-empty list, so the fallback timeout is never used.
         let outcome = event
@@ -471,7 +514,6 @@ impl Dispatcher {
             .unwrap_or(Outcome::TIMEOUT);
         let prefix = format!("{} #{attempt} {}", event.id, outcome.status());
 
-        let endpoint = &mut self.endpoints[event.endpoint];
         // The policy in force now, at the failure, decides (`policy.in-force`); from the call's
         // ts, not the old due time, so a late process pushes the schedule.
         let next = schedule::next(&endpoint.policy, outcome, attempt, ts);
@@ -528,6 +570,8 @@ impl Dispatcher {
 fn revive(event: &mut Event, ts: i64) {
     event.fate = Fate::Pending;
     event.attempts = 0;
+    // The attempts of its earlier life are no longer asked for (`sig.attempt-n`).
+    event.signings.clear();
     event.due_at = ts;
 }
 
@@ -543,7 +587,8 @@ mod tests {
     fn sixth_retryable_failure_is_final() {
         let mut d = Dispatcher::new();
         d.register("shop").unwrap();
-        d.enqueue(0, "shop", "e", plain(&[503])).unwrap();
+        d.enqueue(0, "shop", "e", plain(&[503]), String::new())
+            .unwrap();
         let mut records = Vec::new();
         for ts in [0, 30, 90, 210, 450, 750, 10_000] {
             records.extend(d.process(ts));
@@ -587,9 +632,9 @@ mod tests {
         d.register("shop").unwrap();
         d.register("mall").unwrap();
         for (i, ts) in [5, 3, 9, 3].into_iter().enumerate() {
-            d.enqueue(ts, "shop", &format!("s{i}"), plain(&[404]))
+            d.enqueue(ts, "shop", &format!("s{i}"), plain(&[404]), String::new())
                 .unwrap();
-            d.enqueue(ts, "mall", &format!("m{i}"), plain(&[404]))
+            d.enqueue(ts, "mall", &format!("m{i}"), plain(&[404]), String::new())
                 .unwrap();
             d.process(ts);
             assert_dead_indexes_agree(&d);
@@ -614,7 +659,8 @@ mod tests {
     fn held_events_keep_their_count_and_resume_the_schedule() {
         let mut d = Dispatcher::new();
         d.register("shop").unwrap();
-        d.enqueue(0, "shop", "e", plain(&[500, 500, 200])).unwrap();
+        d.enqueue(0, "shop", "e", plain(&[500, 500, 200]), String::new())
+            .unwrap();
         assert_eq!(d.process(0), ["e #1 500 retry at 30"]);
         d.disable("shop").unwrap();
         assert_eq!(d.process(100), Vec::<String>::new());

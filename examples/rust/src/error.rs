@@ -14,6 +14,14 @@ pub enum Error {
     AlreadyDisabled,
     NotDisabled,
     NotDead,
+    InvalidSecret,
+    AttemptNotMade,
+    NoSecret,
+    MissingHeader,
+    BadTimestamp,
+    TimestampTooOld,
+    TimestampTooNew,
+    NoMatchingSignature,
 }
 
 impl Error {
@@ -31,6 +39,14 @@ impl Error {
             Error::AlreadyDisabled => "already disabled",
             Error::NotDisabled => "not disabled",
             Error::NotDead => "not dead",
+            Error::InvalidSecret => "invalid secret",
+            Error::AttemptNotMade => "attempt not made",
+            Error::NoSecret => "no secret",
+            Error::MissingHeader => "missing header",
+            Error::BadTimestamp => "bad timestamp",
+            Error::TimestampTooOld => "timestamp too old",
+            Error::TimestampTooNew => "timestamp too new",
+            Error::NoMatchingSignature => "no matching signature",
         }
     }
 }

@@ -1,8 +1,8 @@
 //! A simulated webhook dispatcher: retries on a per-endpoint policy (by default capped
 //! exponential backoff) that honours Retry-After and may pause an endpoint on 410 Gone or after
 //! too many consecutive failures, per-endpoint delivery order, pausing endpoints with optional
-//! replay of dead letters, dead letters' details and recovery, and a token bucket per endpoint
-//! that throttles its deliveries.
+//! replay of dead letters, dead letters' details and recovery, a token bucket per endpoint
+//! that throttles its deliveries, and Standard Webhooks signatures with rotating secrets.
 //!
 //! [`run`] is the whole public interface: it replays a list of JSON operations against a fresh
 //! dispatcher and returns one JSON result per operation.
@@ -11,6 +11,7 @@ mod decode;
 mod dispatcher;
 mod error;
 mod schedule;
+mod signatures;
 mod throttle;
 
 use serde_json::{Map, Value};
@@ -19,6 +20,7 @@ use decode::{Command, Operation};
 use dispatcher::{DeadLetter, Dispatcher, EndpointReport, Status};
 use error::Error;
 use schedule::Policy;
+use signatures::Headers;
 
 /// Executes `operations` in order against a fresh dispatcher, one result per operation.
 ///
@@ -49,8 +51,9 @@ fn execute(
             endpoint,
             event,
             outcomes,
+            payload,
         } => {
-            dispatcher.enqueue(ts, &endpoint, &event, outcomes)?;
+            dispatcher.enqueue(ts, &endpoint, &event, outcomes, payload)?;
             Value::from("queued")
         }
         Command::Process => strings(dispatcher.process(ts)),
@@ -76,6 +79,22 @@ fn execute(
         Command::DeadLetter { event } => dead_letter_object(dispatcher.dead_letter(&event)?),
         Command::Recover { endpoint, since } => {
             Value::from(dispatcher.recover(ts, &endpoint, since)?)
+        }
+        Command::SetSecret { endpoint, secret } => {
+            dispatcher.set_secret(ts, &endpoint, secret)?;
+            Value::Bool(true)
+        }
+        Command::Signature { event, attempt } => {
+            headers_object(dispatcher.signature(&event, attempt)?)
+        }
+        // The receiver's side: `ts` is its clock, and no dispatcher state is read.
+        Command::Verify {
+            secrets,
+            headers,
+            body,
+        } => {
+            signatures::verify(ts, &secrets, &headers, &body)?;
+            Value::Bool(true)
         }
     })
 }
@@ -126,6 +145,21 @@ fn dead_letter_object(letter: DeadLetter<'_>) -> Value {
     object.insert("attempts".into(), Value::from(letter.attempts));
     object.insert("last_status".into(), Value::from(letter.last_status));
     object.insert("died_at".into(), Value::from(letter.died_at));
+    Value::Object(object)
+}
+
+/// Exactly the three headers, every value a string (`sig.timestamp-string`).
+fn headers_object(headers: Headers) -> Value {
+    let mut object = Map::new();
+    object.insert(signatures::ID_HEADER.into(), Value::from(headers.id));
+    object.insert(
+        signatures::TIMESTAMP_HEADER.into(),
+        Value::from(headers.timestamp),
+    );
+    object.insert(
+        signatures::SIGNATURE_HEADER.into(),
+        Value::from(headers.signature),
+    );
     Value::Object(object)
 }
 
@@ -1584,5 +1618,97 @@ mod tests {
                 ["e2 #2 200 delivered", "e3 #1 200 delivered"]
             ]),
         );
+    }
+
+    // Part 8: signatures.
+
+    const KA: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const KB: &str = "whsec_aG9va2NoZWNrIGtleSBCLCAzMiBieXRlcyBsb25nISE=";
+
+    #[test]
+    fn roadmap_known_answer_signed_and_verified() {
+        let id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
+        let body = r#"{"test": 2432232314}"#;
+        let headers = json!({
+            "webhook-id": id,
+            "webhook-timestamp": "1614265330",
+            "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+        });
+        check(
+            json!([
+                ["register", 1614265330, "shop", "u"],
+                ["set_secret", 1614265330, "shop", KA],
+                ["enqueue", 1614265330, "shop", id, [200], body],
+                ["process", 1614265330],
+                ["signature", 0, id, 1],
+                ["verify", 1614265330, [KA], headers, body],
+                ["verify", 1614265631, [KA], headers, body],
+                ["verify", 1614265330, [KB], headers, body]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                [format!("{id} #1 200 delivered")],
+                headers,
+                true,
+                "error: timestamp too old",
+                "error: no matching signature"
+            ]),
+        );
+    }
+
+    #[test]
+    fn each_attempt_keeps_the_signers_and_ts_it_was_made_with() {
+        let operations = ops(json!([
+            ["register", 0, "shop", "u"],
+            ["enqueue", 0, "shop", "e", [500, 500, 404]],
+            ["process", 0],
+            ["set_secret", 10, "shop", KA],
+            ["process", 30],
+            ["set_secret", 40, "shop", KB],
+            ["set_secret", 41, "shop", KB],
+            ["process", 90],
+            ["signature", 90, "e", 1],
+            ["signature", 90, "e", 4],
+            ["disable", 100, "shop"],
+            ["enable", 100, "shop", true],
+            ["signature", 100, "e", 1]
+        ]));
+        let results = run(&operations);
+        assert_eq!(results[4], json!(["e #2 500 retry at 90"]));
+        assert_eq!(results[7], json!(["e #3 404 dead"]));
+        assert_eq!(results[8], json!("error: no secret"));
+        assert_eq!(results[9], json!("error: attempt not made"));
+        assert_eq!(results[12], json!("error: attempt not made"));
+        let signature = |n: u64| {
+            run(&[
+                operations[..8].to_vec(),
+                vec![json!(["signature", 90, "e", n])],
+            ]
+            .concat())
+            .pop()
+            .expect("one result per operation")
+        };
+        let second = signature(2);
+        assert_eq!(second["webhook-timestamp"], json!("30"));
+        assert_eq!(
+            second["webhook-signature"]
+                .as_str()
+                .map(|s| s.split(' ').count()),
+            Some(1)
+        );
+        let third = signature(3);
+        assert_eq!(third["webhook-timestamp"], json!("90"));
+        // KB and KA: the second KB was no rotation, so KB is not there twice.
+        let signers = third["webhook-signature"].as_str().expect("a string");
+        assert_eq!(signers.split(' ').count(), 2);
+        for key in [KA, KB] {
+            assert_eq!(
+                run(&[json!(["verify", 90, [key], third, ""])]),
+                [json!(true)],
+                "{key}"
+            );
+        }
     }
 }

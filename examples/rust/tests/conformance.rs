@@ -15,6 +15,7 @@ fn main() -> std::process::ExitCode {
             Part::RetryAfter,
             Part::AutoDisable,
             Part::DeadLetters,
+            Part::Signatures,
             Part::Throttle,
         ])
         .run()
