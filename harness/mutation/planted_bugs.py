@@ -292,6 +292,42 @@ BUGS = {
         ("src/reference/dispatcher/process.rs", "        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);",
          "        ep.consecutive_failures = 0;\n        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);"),
     ],
+    # Part 8 (signatures): each breaks a rule the roadmap states.
+    "a retired secret signs forever": [
+        ("src/reference/dispatcher/signatures.rs", ".filter(|&&(_, retired)| ts.saturating_sub(retired) < GRACE)",
+         ".filter(|&&(_, retired)| ts.saturating_sub(retired) < Ts::MAX)"),
+    ],
+    "a retired secret stops signing at once": [
+        ("src/reference/dispatcher/signatures.rs", ".filter(|&&(_, retired)| ts.saturating_sub(retired) < GRACE)",
+         ".filter(|&&(_, retired)| ts.saturating_sub(retired) < 0)"),
+    ],
+    "signatures oldest first": [
+        ("src/reference/dispatcher/signatures.rs", "            .map(|k| k.sign(id, &timestamp, body))\n            .collect::<Vec<_>>()",
+         "            .map(|k| k.sign(id, &timestamp, body))\n            .rev()\n            .collect::<Vec<_>>()"),
+    ],
+    "every attempt carries the first attempt's timestamp": [
+        ("src/reference/dispatcher/signatures.rs", "            .and_then(|list| list.iter().rev().find(|s| u64::from(s.number) == n))",
+         "            .and_then(|list| list.iter().rev().find(|s| u64::from(s.number) == n).map(|s| (s, list.first().map_or(s.ts, |f| f.ts))))\n            .map(|(s, first)| Signed { number: s.number, ts: first, signers: s.signers.clone() })"),
+        ("src/reference/dispatcher/signatures.rs", "        let timestamp = signed.ts.to_string();", "        let timestamp = signed.ts.to_string();\n        let signed = &signed;"),
+    ],
+    "the payload is not signed": [
+        ("src/reference/dispatcher/signatures.rs", "        let body = self.payloads.get(&key).map_or(\"\", |b| b);",
+         "        let body = \"\";"),
+    ],
+    "verify tries the first secret only": [
+        ("src/reference/dispatcher/signatures.rs", "        .keys\n        .iter()\n        .map(|key|",
+         "        .keys\n        .iter()\n        .take(1)\n        .map(|key|"),
+    ],
+    "verify reads the first signature only": [
+        ("src/reference/dispatcher/signatures.rs", "    let matched = signature.split(' ').any(|entry| {",
+         "    let matched = signature.split(' ').take(1).any(|entry| {"),
+    ],
+    "verify refuses a timestamp ahead of its clock": [
+        ("src/reference/dispatcher/signatures.rs", "    if t - ts > TOLERANCE {", "    if t - ts > 0 {"),
+    ],
+    "verify's tolerance is 30 s": [
+        ("src/reference/dispatcher/signatures.rs", "    if ts - t > TOLERANCE {", "    if ts - t > 30 {"),
+    ],
 
 }
 

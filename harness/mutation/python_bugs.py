@@ -376,6 +376,34 @@ BUGS = {
         ("if not isinstance(throttle, dict) or set(throttle) != THROTTLE_KEYS:",
          "if not isinstance(throttle, dict) or not THROTTLE_KEYS <= set(throttle):"),
     ],
+    # Part 8 (signatures).
+    "a retired secret signs a day and a second": [
+        ("if ts - retired_at < GRACE)", "if ts - retired_at <= GRACE)"),
+    ],
+    "retired secrets sign forever": [
+        ("if ts - retired_at < GRACE)", "if True)"),
+    ],
+    "signatures oldest first": [
+        ("for _, key, retired_at in reversed(self.previous)", "for _, key, retired_at in self.previous"),
+    ],
+    "verify refuses a timestamp ahead of its clock": [
+        ("        if sent_at - ts > TOLERANCE:", "        if sent_at - ts > 0:"),
+    ],
+    "verify accepts a timestamp 301 s old": [
+        ("        if ts - sent_at > TOLERANCE:", "        if ts - sent_at > TOLERANCE + 1:"),
+    ],
+    "verify reads the first signature only": [
+        ('        for entry in signatures.split(" "):', '        for entry in signatures.split(" ")[:1]:'),
+    ],
+    "verify takes any version": [
+        ('            if not comma or version != "v1":', '            if not comma:'),
+    ],
+    "eleven previous secrets are kept": [
+        ("            if len(previous) > MAX_PREVIOUS:", "            if len(previous) > MAX_PREVIOUS + 1:"),
+    ],
+    "verify matches header names in any case, Unicode too": [
+        ("if name.isascii() and name.lower() in SIGNED_HEADERS:", "if name.lower() in SIGNED_HEADERS:"),
+    ],
 
 }
 

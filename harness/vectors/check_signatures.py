@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent check of Part 8's expectations (spec/drafts/signatures/section-16.md).
+"""An independent check of Part 8's expectations (spec/dispatcher.md, section 16).
 
 Two uses:
 
