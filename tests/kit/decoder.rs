@@ -17,7 +17,7 @@ mod oracle {
     const TS_LIMIT: i64 = (1 << 53) - 1;
     const ARITY: [(&str, usize, usize); 7] = [
         ("register", 2, 2),
-        ("enqueue", 3, 3),
+        ("enqueue", 3, 4),
         ("process", 0, 0),
         ("status", 1, 1),
         ("disable", 1, 1),
@@ -73,7 +73,11 @@ mod oracle {
             "enqueue" => {
                 let (e, v) = (string(&args[0])?, string(&args[1])?);
                 let o = outcomes(&args[2])?;
-                d.enqueue(ts, e, v, o)?;
+                // Part 8's payload, a string, after the outcomes.
+                match args.get(3) {
+                    Some(payload) => d.enqueue_with_payload(ts, e, v, o, string(payload)?)?,
+                    None => d.enqueue(ts, e, v, o)?,
+                };
                 json!("queued")
             }
             "process" => {
