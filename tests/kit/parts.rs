@@ -565,7 +565,7 @@ fn a_solution_file_takes_the_adapters_options_after_it() {
             "--color",
             "never",
             "--impl",
-            "sol.py --name=mine --parts retries,ordering,pause,policy,retry-after,auto-disable,dead-letters,throttle",
+            "sol.py --name=mine --parts retries,ordering,pause,policy,retry-after,auto-disable,dead-letters,signatures,throttle",
         ],
     );
     common::says(&all, 0, "PASSED:");
