@@ -506,7 +506,9 @@ pub fn clarification_behind(step: &crate::case::Step) -> Option<&'static str> {
         ("status", Some("unknown event")) => Some("status.unknown-event"),
         ("enqueue", Some("unknown endpoint")) => Some("enqueue.unknown-endpoint"),
         ("endpoint", Some("unknown endpoint")) => Some("endpoint.errors"),
-        // Part 8: the roadmap names no error of its operations, nor of a payload.
+        // Part 8: the roadmap names no error of its operations, nor of a payload; an unknown
+        // operation is the brief's own (`op.unknown-name`).
+        (_, Some("unknown operation")) => None,
         ("set_secret", Some(_)) => Some("sig.set-secret-errors"),
         ("signature", Some(_)) => Some("sig.signature-codes"),
         ("verify", Some(_)) => Some("sig.verify-codes"),

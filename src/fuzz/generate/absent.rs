@@ -1,6 +1,7 @@
 //! Probes of the roadmap's parts an implementation does not declare: among its generated
 //! operations, now and then one of a part it leaves out (`set_policy`, `policy`, `endpoint`,
-//! `dead_letter`, `recover`), an outcomes entry that is an object without Part 5, and outside
+//! `dead_letter`, `recover`, and Part 8's `set_secret`, `signature` and `verify`), an outcomes
+//! entry that is an object without Part 5, an `enqueue` with a payload without Part 8, and outside
 //! brief mode a policy carrying a key of a part left out (`policy.strict`) and the same
 //! operations with faults in their arguments (the name comes first, `op.error-precedence`).
 //! Each must be unknown or invalid to it and change nothing (`crate::ops::absent`).
@@ -19,6 +20,8 @@ const PROBES: u64 = 0x5052_4f42_4553_2121;
 /// Keeps Part 9's probes apart from the others': those of an implementation of Parts 1 to 7
 /// are the ones it met before Part 9 existed.
 const THROTTLE_PROBES: u64 = PROBES ^ 9;
+/// Part 8's, apart from all of the above for the same reason.
+const SIGNATURE_PROBES: u64 = PROBES ^ 8;
 
 impl Generator {
     /// Case `index` of the run seeded with `seed` as the fuzzer sends it: [`Generator::case`]
@@ -26,9 +29,42 @@ impl Generator {
     pub fn sequence(&self, seed: u64, index: u64) -> Vec<Value> {
         let mut ops = self.case(seed, index);
         self.probe_parts(&mut ops, seed, index);
-        // Last, so that the other probes are where they were before Part 9.
+        // Last, so that the other probes are where they were before Parts 9 and 8.
         self.probe_throttle(&mut ops, seed, index);
+        self.probe_signatures(&mut ops, seed, index);
         ops
+    }
+
+    /// Without Part 8, in a third of the cases, one of its operations: unknown
+    /// (`op.unknown-name`, a rule of the brief's). Outside brief mode also an `enqueue` with a
+    /// payload, which has one argument too many (`sig.absent`, a clarification), under a
+    /// fresh id: an implementation that queues it shows it at once.
+    fn probe_signatures(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
+        if self.parts.contains(&Part::Signatures) {
+            return;
+        }
+        let mut p = Prng::new(case_seed(seed, index) ^ SIGNATURE_PROBES);
+        if ops.is_empty() || !p.chance(33) {
+            return;
+        }
+        let (at, ts) = place(&mut p, ops);
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let probe = match p.below(if self.brief_only { 3 } else { 4 }) {
+            0 => json!(["set_secret", ts, "a", secret]),
+            1 => json!(["signature", ts, "e1", 1]),
+            2 => json!(["verify", ts, [secret],
+                        {"webhook-id": "e1", "webhook-timestamp": ts.to_string(),
+                         "webhook-signature": "v1,x"}, ""]),
+            _ => json!([
+                "enqueue",
+                ts,
+                "a",
+                format!("q{}", (seed ^ index) % 1000),
+                [200],
+                "{}"
+            ]),
+        };
+        ops.insert(at, probe);
     }
 
     /// The probes of Parts 4 to 7.
@@ -170,11 +206,12 @@ mod tests {
             Part::RetryAfter,
             Part::AutoDisable,
             Part::DeadLetters,
+            Part::Signatures,
             Part::Throttle,
         ];
-        for bits in 0..32u32 {
+        for bits in 0..64u32 {
             let mut parts = Part::BRIEF.to_vec();
-            parts.extend((0..5).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
+            parts.extend((0..6).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
             if Part::check_declared(&parts).is_err() {
                 continue;
             }
