@@ -13,7 +13,7 @@
 //!
 //! Nothing here draws for an implementation without Part 8.
 
-use super::State;
+use super::{State, TS_LIMIT};
 use serde_json::{Value, json};
 
 /// The endpoint the scenario registers: no other generator names it, so its throttle, pause
@@ -79,24 +79,10 @@ impl State {
         for i in (1..order.len()).rev() {
             order.swap(i, self.p.below(i as u64 + 1) as usize);
         }
-        let mut next = order.into_iter().cycle();
+        let mut fresh = order.into_iter().cycle();
+        // The times of the rotations: every `set_secret` after the first.
         let mut rotations: Vec<i64> = Vec::new();
-        let mut set = 0;
-        let mut set_secret =
-            |s: &mut State, rotations: &mut Vec<i64>, next: &mut dyn Iterator<Item = usize>| {
-                let secret = if !s.brief && s.p.chance(15) {
-                    // The current one again, or a secret set before (`sig.same-secret`).
-                    SECRETS[s.p.below(SECRETS.len() as u64) as usize]
-                } else {
-                    SECRETS[next.next().unwrap_or(0)]
-                };
-                if set > 0 {
-                    rotations.push(s.ts);
-                }
-                set += 1;
-                s.push(json!(["set_secret", s.ts, ep, secret]));
-            };
-        set_secret(self, &mut rotations, &mut next);
+        self.push_secret(&mut fresh);
         let count = 1 + self.p.below(3);
         let first = self.events;
         for _ in 0..count {
@@ -116,8 +102,10 @@ impl State {
             self.push(op);
         }
         if self.p.chance(45) {
-            self.ts += self.p.below(50) as i64;
-            set_secret(self, &mut rotations, &mut next);
+            let by = self.p.below(50) as i64;
+            self.ts = self.later(by);
+            rotations.push(self.ts);
+            self.push_secret(&mut fresh);
         }
         // Calls until the events settle, a rotation now and then between them, and at times a
         // stretch of about a grace.
@@ -127,8 +115,10 @@ impl State {
                 break;
             }
             if rotations.len() < most_rotations && self.p.chance(30) {
-                self.ts += self.p.below(100) as i64;
-                set_secret(self, &mut rotations, &mut next);
+                let by = self.p.below(100) as i64;
+                self.ts = self.later(by);
+                rotations.push(self.ts);
+                self.push_secret(&mut fresh);
             }
             let step = match self.p.below(10) {
                 0 => GRACE - 1 + self.p.below(3) as i64,
@@ -137,12 +127,12 @@ impl State {
             };
             let mut at = self
                 .next_due(ep)
-                .map_or(self.ts + step, |due| due.max(self.ts));
+                .map_or(self.later(step), |due| due.max(self.ts));
             if self.p.chance(30) {
-                at += step;
+                at = at.saturating_add(step).min(TS_LIMIT);
             }
             if self.brief {
-                while rotations.iter().any(|r| at - r == GRACE) {
+                while at < TS_LIMIT && rotations.iter().any(|r| at - r == GRACE) {
                     at += 1;
                 }
             }
@@ -183,6 +173,22 @@ impl State {
         }
     }
 
+    /// A `set_secret` of the scenario's endpoint: the next of `fresh`, or outside brief mode now
+    /// and then one set before, the current one included (`sig.same-secret`).
+    fn push_secret(&mut self, fresh: &mut impl Iterator<Item = usize>) {
+        let secret = if !self.brief && self.p.chance(15) {
+            SECRETS[self.p.below(SECRETS.len() as u64) as usize]
+        } else {
+            SECRETS[fresh.next().unwrap_or(0)]
+        };
+        self.push(json!(["set_secret", self.ts, ENDPOINT, secret]));
+    }
+
+    /// `by` seconds after the case's time, never past the largest valid `ts`.
+    fn later(&self, by: i64) -> i64 {
+        self.ts.saturating_add(by).min(TS_LIMIT)
+    }
+
     /// The due time of the scenario endpoint's head, if it has one pending.
     fn next_due(&mut self, ep: &str) -> Option<i64> {
         let ids: Vec<String> = self
@@ -221,7 +227,9 @@ impl State {
         } else {
             &[0, 0, 1, -1, 299, -299, 300, -300, 301, -301, 5000]
         };
-        let clock = t + *self.p.pick(offsets).unwrap_or(&0);
+        // Within 5000 s of a valid timestamp: a valid `ts` or just past one, which `verify`
+        // refuses as it refuses any `ts` out of range (`op.ts-range`).
+        let clock = t.saturating_add(*self.p.pick(offsets).unwrap_or(&0));
         let mut secrets: Vec<&str> = (0..1 + self.p.below(3))
             .filter_map(|_| self.p.pick(&SECRETS).copied())
             .collect();

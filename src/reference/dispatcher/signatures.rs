@@ -36,20 +36,22 @@ impl Key {
         Ok(Key(key.into_boxed_slice()))
     }
 
-    /// `v1,` and the base64 of HMAC-SHA256 of the signed content (`sig.signature`).
+    /// `v1,` and the signature of the signed content (`sig.signature`).
     fn sign(&self, id: &str, timestamp: &str, body: &str) -> String {
-        format!("v1,{}", STANDARD.encode(self.mac(id, timestamp, body)))
+        format!("v1,{}", self.signature(id, timestamp, body))
     }
 
-    fn mac(&self, id: &str, timestamp: &str, body: &str) -> Vec<u8> {
+    /// The base64 of HMAC-SHA256 of `<id>.<timestamp>.<body>`: what follows `v1,` in a header
+    /// and what `verify` compares an entry with.
+    fn signature(&self, id: &str, timestamp: &str, body: &str) -> String {
         // HMAC takes a key of any length; none is refused.
         let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.0) else {
-            return Vec::new();
+            return String::new();
         };
         for part in [id, ".", timestamp, ".", body] {
             mac.update(part.as_bytes());
         }
-        mac.finalize().into_bytes().to_vec()
+        STANDARD.encode(mac.finalize().into_bytes())
     }
 }
 
@@ -120,6 +122,17 @@ pub struct Headers {
     pub signature: String,
 }
 
+impl Headers {
+    /// The three headers' names, in the order of their values: what `signature` writes and
+    /// what `verify` reads (ignoring ASCII case, `sig.verify-headers`).
+    pub const NAMES: [&str; 3] = ["webhook-id", "webhook-timestamp", "webhook-signature"];
+
+    /// The values, in the order of [`Headers::NAMES`].
+    pub fn values(&self) -> [&str; 3] {
+        [&self.id, &self.timestamp, &self.signature]
+    }
+}
+
 /// `verify`'s arguments once judged (`sig.verify-args`, `sig.verify-headers`): the keys, the
 /// three headers (`None` when absent or empty) and the body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -148,7 +161,7 @@ pub fn verify(ts: Ts, v: &Verification) -> Result<(), Error> {
     let expected: Vec<String> = v
         .keys
         .iter()
-        .map(|key| STANDARD.encode(key.mac(id, timestamp, &v.body)))
+        .map(|key| key.signature(id, timestamp, &v.body))
         .collect();
     let matched = signature.split(' ').any(|entry| {
         entry

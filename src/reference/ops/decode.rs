@@ -13,7 +13,7 @@
 //! before `ts` and the arguments, so the elements are all taken before any is judged.
 
 use super::{Command, Kind, Operation, TS_LIMIT};
-use crate::dispatcher::{Error, Key, Outcomes, RetryPolicy, Ts, Verification};
+use crate::dispatcher::{Error, Headers, Key, Outcomes, RetryPolicy, Ts, Verification};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -181,7 +181,7 @@ impl Object<'_> {
             let Value::String(value) = value.into_owned() else {
                 return Err(Error::InvalidArguments);
             };
-            let slot = ["webhook-id", "webhook-timestamp", "webhook-signature"]
+            let slot = Headers::NAMES
                 .iter()
                 .position(|h| h.eq_ignore_ascii_case(&name));
             if let Some(i) = slot {

@@ -5,7 +5,7 @@
 //! policy), strings escaped as serde_json escapes them.
 
 use super::Reply;
-use crate::dispatcher::{Attempt, Dispatcher, Outcome, RetryPolicy, Status};
+use crate::dispatcher::{Attempt, Dispatcher, Headers, Outcome, RetryPolicy, Status};
 use crate::escape::plain_len;
 use serde_json::{Map, Value};
 
@@ -68,12 +68,12 @@ impl Reply<'_> {
                 out.push(b']');
             }
             Reply::Signature(h) => {
-                out.extend_from_slice(b"{\"webhook-id\":");
-                write_json_string(out, &h.id);
-                out.extend_from_slice(b",\"webhook-timestamp\":");
-                write_json_string(out, &h.timestamp);
-                out.extend_from_slice(b",\"webhook-signature\":");
-                write_json_string(out, &h.signature);
+                for (i, (name, value)) in Headers::NAMES.iter().zip(h.values()).enumerate() {
+                    out.push(if i == 0 { b'{' } else { b',' });
+                    write_json_string(out, name);
+                    out.push(b':');
+                    write_json_string(out, value);
+                }
                 out.push(b'}');
             }
             Reply::Error(e) => {
@@ -125,19 +125,13 @@ impl Reply<'_> {
                 Value::Object(m)
             }
             Reply::Count(n) => Value::from(*n),
-            Reply::Signature(h) => {
-                let mut m = Map::new();
-                m.insert("webhook-id".into(), Value::from(h.id.as_str()));
-                m.insert(
-                    "webhook-timestamp".into(),
-                    Value::from(h.timestamp.as_str()),
-                );
-                m.insert(
-                    "webhook-signature".into(),
-                    Value::from(h.signature.as_str()),
-                );
-                Value::Object(m)
-            }
+            Reply::Signature(h) => Value::Object(
+                Headers::NAMES
+                    .iter()
+                    .zip(h.values())
+                    .map(|(name, value)| ((*name).to_string(), Value::from(value)))
+                    .collect(),
+            ),
             Reply::Policy(p) => {
                 let mut m = Map::new();
                 m.insert("attempts".into(), Value::from(p.attempts()));
@@ -405,6 +399,24 @@ mod tests {
                 i64::MIN
             )
         );
+    }
+
+    #[test]
+    fn a_signature_is_written_as_its_value_prints() {
+        // An id a hostile case may give: quotes, a backslash, a line break, a control byte.
+        let h = Headers {
+            id: "e\"1\\\n\u{1}".to_string(),
+            timestamp: "-5".to_string(),
+            signature: "v1,a+/= v1,b".to_string(),
+        };
+        let reply = Reply::Signature(h);
+        let mut out = Vec::new();
+        reply.write_json(&mut out);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            serde_json::to_string(&reply.to_value()).unwrap_or_default()
+        );
+        assert!(out.starts_with(br#"{"webhook-id":"e\"1\\\n\u0001","webhook-timestamp":"-5""#));
     }
 
     #[test]
