@@ -4,31 +4,15 @@
 //! reader's crate.
 
 mod my_dispatcher {
-    use serde_json::{Value, json};
+    use hookcheck::conformance::Part;
+    use serde_json::Value;
 
     /// A `run` of another shape than `Suite::new` takes: owned operations, a `Result`. It
-    /// implements the brief's three parts, as the snippet declares: the reference, with the
-    /// roadmap's operations unknown and outcome objects invalid, as they are without their parts.
+    /// implements the brief's three parts, as the snippet declares: the reference answering as
+    /// an implementation of those parts alone (the roadmap's operations unknown, its keys,
+    /// outcome objects and payloads invalid).
     pub fn run(operations: Vec<Value>) -> Result<Vec<Value>, String> {
-        let later = ["set_policy", "policy", "endpoint", "dead_letter", "recover"];
-        let within: Vec<Value> = operations
-            .into_iter()
-            .map(|mut op| {
-                let name = op.get(0).and_then(Value::as_str).unwrap_or("").to_string();
-                if later.contains(&name.as_str()) {
-                    return json!(["no such operation"]);
-                }
-                let objects = op
-                    .get(4)
-                    .and_then(Value::as_array)
-                    .is_some_and(|o| o.iter().any(Value::is_object));
-                if name == "enqueue" && objects && op.as_array().is_some_and(|a| a.len() == 5) {
-                    op[4] = json!([]);
-                }
-                op
-            })
-            .collect();
-        Ok(hookcheck::run(&within))
+        Ok(hookcheck::ops::run_declared(&operations, &Part::BRIEF))
     }
 }
 
