@@ -299,7 +299,7 @@ pub(crate) fn operation<'a>(
                 _ => return Err(Error::InvalidOutcomes),
             },
             // `sig.payload-type`: after `outcomes`.
-            payload: d.map(|d| string(Some(d))).transpose()?,
+            payload: d.map(|d| string(Some(d)).map(Box::new)).transpose()?,
         },
         Kind::Process => Command::Process,
         Kind::Status => Command::Status { event: string(a)? },

@@ -409,7 +409,7 @@ mod tests {
             timestamp: "-5".to_string(),
             signature: "v1,a+/= v1,b".to_string(),
         };
-        let reply = Reply::Signature(h);
+        let reply = Reply::Signature(Box::new(h));
         let mut out = Vec::new();
         reply.write_json(&mut out);
         assert_eq!(

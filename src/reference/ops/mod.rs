@@ -49,8 +49,9 @@ pub enum CommandOf<S> {
         endpoint: S,
         event: S,
         outcomes: Outcomes,
-        /// Part 8 (`sig.payload`).
-        payload: Option<S>,
+        /// Part 8 (`sig.payload`), behind a pointer: a payload is rare, and an operation of the
+        /// usual kind stays as small as it was before Part 8 (see `input::pipeline`'s items).
+        payload: Option<Box<S>>,
     },
     Process,
     Status {
@@ -129,7 +130,7 @@ impl<S> OperationOf<S> {
                 endpoint: f(endpoint),
                 event: f(event),
                 outcomes,
-                payload: payload.map(&mut f),
+                payload: payload.map(|p| Box::new(f(*p))),
             },
             C::Process => C::Process,
             C::Status { event } => C::Status { event: f(event) },
@@ -281,8 +282,9 @@ pub enum Reply<'a> {
     DeadLetter(&'a Dispatcher, DeadLetter),
     /// How many events `recover` revived.
     Count(usize),
-    /// The headers an attempt carried (`sig.signature`).
-    Signature(Headers),
+    /// The headers an attempt carried (`sig.signature`), behind a pointer: three strings would
+    /// make every reply, of every operation, three times as large.
+    Signature(Box<Headers>),
     /// `"error: <code>"`.
     Error(Error),
 }
@@ -298,7 +300,7 @@ enum Effect<S> {
     Endpoint(EndpointReport),
     DeadLetter(DeadLetter),
     Count(usize),
-    Signature(Headers),
+    Signature(Box<Headers>),
 }
 
 /// Reads the strings of an operation: its own (`Owned`), or places in a text held elsewhere.
@@ -470,7 +472,7 @@ impl Session {
                 Effect::Accepted
             }
             CommandOf::Signature { event, n } => {
-                Effect::Signature(d.signature(text.get(&event), n)?)
+                Effect::Signature(Box::new(d.signature(text.get(&event), n)?))
             }
             CommandOf::Verify(v) => {
                 crate::dispatcher::verify(ts, &v)?;
