@@ -58,7 +58,7 @@ enum Item {
 
 // Every item crosses between the cores: a rare argument (a policy, a payload) goes behind a
 // pointer rather than widen them all.
-const _: () = assert!(size_of::<Item>() <= 72, "an item stays within 72 bytes");
+const _: () = assert!(size_of::<Item>() <= 64, "an item stays within 64 bytes");
 
 /// Where a string of a batch's operation is: a range of the batch's text, or, when `start` is
 /// [`LARGE`], the batch's large string numbered `end`. Places of 32 bits keep an item at 64

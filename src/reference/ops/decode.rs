@@ -320,7 +320,7 @@ pub(crate) fn operation<'a>(
             endpoint: string(a)?,
             policy: match b {
                 Some(Elem::Null) => None,
-                Some(Elem::Object(policy)) => Some(policy.policy()?),
+                Some(Elem::Object(policy)) => Some(Box::new(policy.policy()?)),
                 _ => return Err(Error::InvalidPolicy),
             },
         },

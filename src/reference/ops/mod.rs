@@ -70,7 +70,9 @@ pub enum CommandOf<S> {
     /// Part 4: `None` restores the default policy (`policy.default`).
     SetPolicy {
         endpoint: S,
-        policy: Option<RetryPolicy>,
+        /// Behind a pointer, as a payload is: a policy is rare, and wider than every other
+        /// argument (see `input::pipeline`'s items).
+        policy: Option<Box<RetryPolicy>>,
     },
     Policy {
         endpoint: S,
@@ -456,7 +458,7 @@ impl Session {
             }
             CommandOf::DeadLetters { endpoint } => Effect::DeadLetters(endpoint),
             CommandOf::SetPolicy { endpoint, policy } => {
-                d.set_policy(ts, text.get(&endpoint), policy)?;
+                d.set_policy(ts, text.get(&endpoint), policy.map(|p| *p))?;
                 Effect::Accepted
             }
             CommandOf::Policy { endpoint } => Effect::Policy(endpoint),
