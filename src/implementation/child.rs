@@ -375,10 +375,11 @@ impl Child {
     /// Stdout reached its end: the process exited, or it closed stdout and runs on.
     fn closed(&mut self, partial: String) -> NoAnswer {
         // stdout closes a moment before the exit status is ready to collect; on a loaded
-        // machine that moment passed half a second, and the same exit was then reported as a
-        // process still running. Only an implementation that closes stdout and runs on waits
-        // the whole time, once.
-        match self.wait(Duration::from_secs(2)) {
+        // machine that moment passed half a second, and once (six shards and a whole run at
+        // once on two cores) two seconds, and the same exit was then reported as a process
+        // still running. Only an implementation that closes stdout and runs on waits the whole
+        // time, once.
+        match self.wait(Duration::from_secs(5)) {
             Some(status) => NoAnswer::Exited {
                 status: self.describe_exit(status),
                 partial,
