@@ -79,6 +79,8 @@ pub struct Dispatcher {
     /// once a throttle has been set, so that runs without one pay nothing for it.
     calls: throttle::Calls,
     throttled_ever: bool,
+    /// Whether a secret was ever set (Part 8): until then, no attempt looks for signers.
+    signed_ever: bool,
     /// Heads throttled until the very `ts` of the `process` call under way (only at the end of
     /// time, `throttle.beyond-range`): they go back into `ready` once the call is over, as a
     /// head is picked at most once per call.

@@ -17,8 +17,20 @@ impl Dispatcher {
     }
 
     /// Like [`Dispatcher::process`], handing each attempt to `sink` instead of collecting them.
-    pub fn process_with(&mut self, ts: Ts, mut sink: impl FnMut(Attempt)) {
-        if self.throttled_ever {
+    pub fn process_with(&mut self, ts: Ts, sink: impl FnMut(Attempt)) {
+        // Two copies of the loop: a run that never set a throttle or a secret (the brief's
+        // Parts 1 to 3, the usual case) runs the loop it had before Parts 8 and 9, with none
+        // of their checks; measured, those checks cost 4% of such a run's time.
+        if self.throttled_ever || self.signed_ever {
+            self.process_loop::<true>(ts, sink);
+        } else {
+            self.process_loop::<false>(ts, sink);
+        }
+    }
+
+    /// `process`; `EXTRAS` when a throttle (Part 9) or a secret (Part 8) was ever set.
+    fn process_loop<const EXTRAS: bool>(&mut self, ts: Ts, mut sink: impl FnMut(Attempt)) {
+        if EXTRAS && self.throttled_ever {
             self.calls.record(ts);
         }
         while let Some(&Reverse(entry)) = self.ready.peek() {
@@ -28,17 +40,17 @@ impl Dispatcher {
             }
             // A head throttled until this very call is not picked again in it, whatever other
             // entries of it the heap holds (an `enable` pushes one of its own).
-            if !self.is_ready(due_at, key) || self.held.contains(&key) {
+            if !self.is_ready(due_at, key) || (EXTRAS && self.held.contains(&key)) {
                 self.ready.pop();
                 continue;
             }
             // The entry stays on top while its head is attempted: the entry the attempt then
             // schedules (the same head later, or the endpoint's next one) takes its place.
             self.top_spent = true;
-            let attempt = if self.throttled_ever {
+            let attempt = if EXTRAS && self.throttled_ever {
                 self.attempt_or_hold_back(key, ts)
             } else {
-                self.attempt(key, ts)
+                self.attempt::<EXTRAS>(key, ts)
             };
             if self.top_spent {
                 self.ready.pop();
@@ -46,8 +58,10 @@ impl Dispatcher {
             }
             sink(attempt);
         }
-        for key in std::mem::take(&mut self.held) {
-            self.push_ready(ts, key);
+        if EXTRAS && !self.held.is_empty() {
+            for key in std::mem::take(&mut self.held) {
+                self.push_ready(ts, key);
+            }
         }
     }
 
@@ -58,7 +72,7 @@ impl Dispatcher {
     fn attempt_or_hold_back(&mut self, key: EventKey, ts: Ts) -> Attempt {
         match self.take_token(key) {
             Some(until) => self.hold_back(key, until, ts),
-            None => self.attempt(key, ts),
+            None => self.attempt::<true>(key, ts),
         }
     }
 
@@ -114,7 +128,7 @@ impl Dispatcher {
     /// stored field by field and read back as wider words as it was pushed, a load that waits
     /// for those stores to drain (a store-forwarding stall) once per attempt.
     #[inline(always)]
-    fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {
+    fn attempt<const EXTRAS: bool>(&mut self, key: EventKey, ts: Ts) -> Attempt {
         let endpoint = self.events[key.index()].endpoint;
         let event = &mut self.events[key.index()];
         event.attempts = event.attempts.saturating_add(1);
@@ -127,7 +141,7 @@ impl Dispatcher {
                 .get(1)
                 .and_then(|next| self.events.get(next.index())),
         );
-        let signing = ep.secrets.is_some();
+        let signing = EXTRAS && ep.secrets.is_some();
         let policy = ep.policy();
         let outcome = match classify(status) {
             Class::Delivered => Outcome::Delivered,

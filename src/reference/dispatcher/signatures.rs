@@ -196,6 +196,7 @@ impl Dispatcher {
     /// secret` precedes `unknown endpoint` (`sig.set-secret-errors`).
     pub fn set_secret(&mut self, ts: Ts, endpoint_id: &str, key: Key) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
+        self.signed_ever = true;
         self.endpoints[endpoint.index()]
             .secrets
             .get_or_insert_default()

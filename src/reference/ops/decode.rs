@@ -291,16 +291,26 @@ pub(crate) fn operation<'a>(
             endpoint: string(a)?,
             url: string(b)?,
         },
-        Kind::Enqueue => Command::Enqueue {
-            endpoint: string(a)?,
-            event: string(b)?,
-            outcomes: match c {
+        Kind::Enqueue => {
+            let (endpoint, event) = (string(a)?, string(b)?);
+            let outcomes = match c {
                 Some(Elem::List(outcomes)) => outcomes.outcomes()?,
                 _ => return Err(Error::InvalidOutcomes),
-            },
+            };
             // `sig.payload-type`: after `outcomes`.
-            payload: d.map(|d| string(Some(d)).map(Box::new)).transpose()?,
-        },
+            match d {
+                None => Command::Enqueue {
+                    endpoint,
+                    event,
+                    outcomes,
+                },
+                Some(d) => Command::EnqueueWithPayload {
+                    endpoint,
+                    event,
+                    outcomes_and_payload: Box::new((outcomes, string(Some(d))?)),
+                },
+            }
+        }
         Kind::Process => Command::Process,
         Kind::Status => Command::Status { event: string(a)? },
         Kind::Disable => Command::Disable {

@@ -51,7 +51,6 @@ pub(crate) fn operation(text: &str) -> Option<(Result<Operation<'_>, Error>, usi
                     endpoint,
                     event,
                     outcomes,
-                    payload: None,
                 }),
                 Err(e) => {
                     let ok = close(&mut c)?;

@@ -34,7 +34,7 @@ pub fn absent(op: &Value, parts: &[Part]) -> Option<(Part, Error)> {
         return Some((Part::Signatures, Error::InvalidArguments));
     }
     match (name, decode_value(op).ok()?.command) {
-        ("enqueue", CommandOf::Enqueue { .. })
+        ("enqueue", CommandOf::Enqueue { .. } | CommandOf::EnqueueWithPayload { .. })
             if lacks(Part::RetryAfter)
                 && list
                     .get(4)
