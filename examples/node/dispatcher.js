@@ -3,7 +3,7 @@
  * Webhook dispatcher simulation (Node.js, CommonJS, no dependencies).
  *
  * Implements the brief "Webhook Dispatcher: Retries, Ordering and Pausing"
- * (Parts 1-3) and the roadmap's Parts 4 to 7, as settled by
+ * (Parts 1-3) and the roadmap's Parts 4 to 9 and 11, as settled by
  * spec/dispatcher.md:
  *   - retries: at most 6 attempts, waits 30, 60, 120, 240, 300 seconds;
  *   - ordering: per-endpoint FIFO, an event waits behind earlier pending ones;
@@ -31,7 +31,12 @@
  *     the endpoint a token bucket, full when set, one token every S seconds
  *     counted from the set (at most B); every attempt takes one, and a due
  *     head that finds none is recorded "<id> throttled until <T>" and is due
- *     at T, the next token's time, without being an attempt.
+ *     at T, the next token's time, without being an attempt;
+ *   - expiry (Part 11): a policy's "max_age": A gives each event a deadline,
+ *     its age start (its enqueue, or the replay or recover that last revived
+ *     it) plus the A then in force; every process call first expires, in
+ *     enqueue order, the pending events whose deadline has come ("<id>
+ *     expired", dead, dead-lettered with reason "expired"), without an attempt.
  *
  * How it was written: Parts 1-3 by a helper from the brief and the spec alone;
  * Parts 4-5 likewise, independently, from the roadmap (Parts 4 and 5) and
@@ -40,7 +45,8 @@
  * (Parts 6 and 7) and spec sections 1, 9, 13 and 14; Part 9 likewise, from
  * the roadmap's Part 9 paragraph and spec section 15 (and the sections it
  * refers to); Part 8 likewise, from the roadmap's Part 8 paragraph and spec
- * section 16 (first drafted in spec/drafts/signatures/).
+ * section 16 (first drafted in spec/drafts/signatures/); Part 11 likewise,
+ * from spec section 17 and the sections it refers to.
  *
  * run(operations) executes [name, ts, ...args] operations against a fresh
  * dispatcher and returns one result per operation; errors are returned as
@@ -73,18 +79,27 @@
  *     at most 10 retired ones; an attempt made while its endpoint has a
  *     secret records its ts and the keys that signed it (in a Map on the
  *     event, created at the first such attempt), and `signature` computes
- *     the HMACs from them when asked: O(signers) per attempt.
+ *     the HMACs from them when asked: O(signers) per attempt;
+ *   - expiry (Part 11): a dispatcher-wide min-heap of deadlines, one entry per
+ *     age started with a max_age, stale entries (delivered, dead or revived
+ *     events) dropped as they come up; a process call pops the entries due at
+ *     its ts and sorts the expiring events by enqueue order, and the endpoint
+ *     heaps track each event's position, so an event leaves its endpoint's
+ *     queue from any place in O(log n). A call with nothing expiring costs O(1).
  * Due times are plain numbers: every ts is a safe integer (op.ts-range) and a
  * retry that would fall due after 2^53 - 1 kills the event instead
- * (retry.beyond-range), so every stored due time is exact in a double.
+ * (retry.beyond-range), so every stored due time is exact in a double; so is
+ * every deadline, as one after 2^53 - 1 is no deadline (expiry.beyond-range).
  */
 
 const crypto = require('node:crypto');
 
-const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters', 'signatures', 'throttle'];
+const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters', 'signatures', 'throttle', 'expiry'];
 // Part 8 is offered exactly when declared: without it set_secret, signature
 // and verify are unknown operations and enqueue takes no payload (sig.absent).
 const SIGNATURES = HOOKCHECK_PARTS.includes('signatures');
+// Part 11 likewise: without it max_age is no key of the policy (expiry.parts).
+const EXPIRY = HOOKCHECK_PARTS.includes('expiry');
 
 // The brief's schedule, the default policy: 6 attempts; the first wait is 30 s
 // and doubles after every further failure, capped at 300 s: 30, 60, 120, 240, 300.
@@ -99,7 +114,9 @@ const MAX_POLICY_ATTEMPTS = 100;
 const MAX_WAIT_SECONDS = 2592000; // 30 days, for policy waits and retry_after
 const MAX_DISABLE_AFTER = 1000;
 const MAX_BURST = 1000000; // throttle.valid; the interval's bound is MAX_WAIT_SECONDS
+const MAX_AGE_SECONDS = 31536000; // 365 days (expiry.valid)
 const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone', 'disable_after', 'throttle']);
+if (EXPIRY) POLICY_KEYS.add('max_age'); // a key only of a policy of Part 11 (expiry.parts)
 const THROTTLE_KEYS = new Set(['burst', 'interval']);
 const OUTCOME_KEYS = new Set(['status', 'retry_after']);
 
@@ -141,10 +158,16 @@ const ERR = {
   noMatchingSignature: 'error: no matching signature',
 };
 
-/** A small binary min-heap ordered by a "less than" function. */
+/**
+ * A small binary min-heap ordered by a "less than" function. With `indexKey`,
+ * every item keeps its position in the heap in that property, so that any
+ * item (not only the top) can be removed in O(log n); an item is then in at
+ * most one such heap at a time.
+ */
 class MinHeap {
-  constructor(less) {
+  constructor(less, indexKey = null) {
     this.less = less;
+    this.indexKey = indexKey;
     this.items = [];
   }
 
@@ -156,37 +179,67 @@ class MinHeap {
     return this.items[0];
   }
 
-  push(item) {
+  place(i, item) {
+    this.items[i] = item;
+    if (this.indexKey !== null) item[this.indexKey] = i;
+  }
+
+  swap(i, j) {
+    const a = this.items[i];
+    this.place(i, this.items[j]);
+    this.place(j, a);
+  }
+
+  siftUp(i) {
     const items = this.items;
-    items.push(item);
-    let i = items.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (!this.less(items[i], items[parent])) break;
-      [items[i], items[parent]] = [items[parent], items[i]];
+      this.swap(i, parent);
       i = parent;
+    }
+    return i;
+  }
+
+  siftDown(i) {
+    const items = this.items;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let smallest = i;
+      if (l < items.length && this.less(items[l], items[smallest])) smallest = l;
+      if (r < items.length && this.less(items[r], items[smallest])) smallest = r;
+      if (smallest === i) return;
+      this.swap(i, smallest);
+      i = smallest;
     }
   }
 
+  push(item) {
+    this.place(this.items.length, item);
+    this.siftUp(this.items.length - 1);
+  }
+
   pop() {
+    return this.removeAt(0);
+  }
+
+  /** Remove an item of a heap built with `indexKey`. */
+  remove(item) {
+    this.removeAt(item[this.indexKey]);
+  }
+
+  removeAt(i) {
     const items = this.items;
-    const top = items[0];
+    if (i >= items.length) return undefined;
+    const removed = items[i];
     const last = items.pop();
-    if (items.length > 0) {
-      items[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let smallest = i;
-        if (l < items.length && this.less(items[l], items[smallest])) smallest = l;
-        if (r < items.length && this.less(items[r], items[smallest])) smallest = r;
-        if (smallest === i) break;
-        [items[i], items[smallest]] = [items[smallest], items[i]];
-        i = smallest;
-      }
+    if (i < items.length) {
+      this.place(i, last);
+      if (this.siftUp(i) === i) this.siftDown(i);
     }
-    return top;
+    if (this.indexKey !== null) removed[this.indexKey] = -1;
+    return removed;
   }
 }
 
@@ -242,7 +295,7 @@ function isValidThrottle(value) {
   return isIntInRange(value.burst, 1, MAX_BURST) && isIntInRange(value.interval, 1, MAX_WAIT_SECONDS);
 }
 
-/** A retry policy (Parts 4 to 6 and 9), or null for the default policy. */
+/** A retry policy (Parts 4 to 6, 9 and 11), or null for the default policy. */
 function isValidPolicy(value) {
   if (value === null) return true;
   if (!isPlainObject(value)) return false;
@@ -253,6 +306,7 @@ function isValidPolicy(value) {
   if (!waits.every((w) => isIntInRange(w, 1, MAX_WAIT_SECONDS))) return false;
   if (Object.hasOwn(value, 'disable_on_gone') && typeof value.disable_on_gone !== 'boolean') return false;
   if (Object.hasOwn(value, 'disable_after') && !isIntInRange(value.disable_after, 1, MAX_DISABLE_AFTER)) return false;
+  if (Object.hasOwn(value, 'max_age') && !isIntInRange(value.max_age, 1, MAX_AGE_SECONDS)) return false;
   return !Object.hasOwn(value, 'throttle') || isValidThrottle(value.throttle);
 }
 
@@ -398,6 +452,11 @@ class RetryPolicy {
   get throttle() {
     return Object.hasOwn(this.given, 'throttle') ? this.given.throttle : null;
   }
+
+  /** The maximum event age A in seconds (Part 11), or null: events never expire. */
+  get maxAge() {
+    return Object.hasOwn(this.given, 'max_age') ? this.given.max_age : null;
+  }
 }
 
 /** A copy of a policy value: waits (a list) and throttle (an object) are copied, not shared. */
@@ -508,10 +567,16 @@ class WebhookEvent {
     this.due = due;
     this.attempts = 0;
     this.state = State.PENDING;
-    // Its latest death (Part 7): the status of the attempt that killed it and
-    // the ts of that process call. Kept after a revival, reported while dead.
+    // Its latest death (Part 7): the status of its last attempt (null if it
+    // made none) and the ts of the process call that killed it, and whether
+    // that death was an expiry (Part 11). Kept after a revival, reported while dead.
     this.lastStatus = null;
     this.diedAt = null;
+    this.expired = false;
+    // Part 11: its entry { at, event } in the dispatcher's deadline heap, for
+    // the age started at its enqueue or last revival; null without a deadline.
+    this.deadline = null;
+    this.pendingIndex = -1; // its place in its endpoint's pending heap while pending
     // Links of its endpoint's DeadList while dead-lettered.
     this.deadPrev = null;
     this.deadNext = null;
@@ -527,6 +592,12 @@ class WebhookEvent {
   nextOutcome() {
     const index = Math.min(this.attempts, this.outcomes.length - 1);
     return this.outcomes[index];
+  }
+
+  /** Status of the latest attempt made since the enqueue or last revival, or null if none was. */
+  lastAttemptStatus() {
+    if (this.attempts === 0) return null;
+    return this.outcomes[Math.min(this.attempts, this.outcomes.length) - 1].status;
   }
 }
 
@@ -593,7 +664,8 @@ class Endpoint {
     this.reason = null; // a Reason while disabled (Part 6)
     this.failures = 0; // consecutive failed attempts across its events (auto.count)
     this.policy = DEFAULT_POLICY;
-    this.pending = new MinHeap((a, b) => a.seq < b.seq); // per-endpoint FIFO by enqueue order
+    // Per-endpoint FIFO by enqueue order; an event that expires leaves it from any place.
+    this.pending = new MinHeap((a, b) => a.seq < b.seq, 'pendingIndex');
     this.dead = new DeadList(); // dead-lettered events, in death order
     this.headToken = 0; // changes whenever the scheduled head entry becomes stale
     this.bucket = null; // a TokenBucket while the policy has a throttle (Part 9)
@@ -635,6 +707,25 @@ class Dispatcher {
     this.nextSeq = 0;
     this.heads = new MinHeap(headEntryLess); // scheduled endpoint heads
     this.processCalls = new ProcessCalls(); // every process call's ts, for the buckets' time
+    // Part 11: deadline entries { at, event } by time; an entry is stale once its event is no
+    // longer pending or has a newer age (event.deadline is another entry), and is dropped when popped.
+    this.deadlines = new MinHeap((a, b) => a.at < b.at);
+  }
+
+  /**
+   * Start the event's age at ts (its enqueue or a revival): its deadline is ts plus the max_age
+   * of its endpoint's policy now in force, fixed from now on (expiry.deadline); none without one.
+   */
+  startAge(event, ts) {
+    const maxAge = event.endpoint.policy.maxAge;
+    // expiry.beyond-range: ts and A are safe integers, so the double sum is exact up to 2^53 - 1
+    // and stays above it past it; a deadline after 2^53 - 1 is never reached, no deadline.
+    if (maxAge === null || ts + maxAge > Number.MAX_SAFE_INTEGER) {
+      event.deadline = null;
+      return;
+    }
+    event.deadline = { at: ts + maxAge, event };
+    this.deadlines.push(event.deadline);
   }
 
   /** (Re)schedule the endpoint's current head, invalidating older entries. */
@@ -662,6 +753,7 @@ class Dispatcher {
     if (this.events.has(eventId)) return ERR.duplicateEvent;
     const event = new WebhookEvent(eventId, endpoint, outcomes, this.nextSeq++, ts, payload);
     this.events.set(eventId, event);
+    this.startAge(event, ts);
     const wasEmpty = endpoint.pending.size === 0;
     endpoint.pending.push(event);
     if (wasEmpty) this.scheduleHead(endpoint);
@@ -671,6 +763,7 @@ class Dispatcher {
   process(ts) {
     this.processCalls.record(ts);
     const records = [];
+    this.expire(ts, records); // expiry.record: before any attempt
     // Endpoints whose head was throttled in this call: their head is scheduled again only after
     // the call, so it is never picked twice in one call (throttle.record, throttle.beyond-range).
     const throttledNow = [];
@@ -697,6 +790,41 @@ class Dispatcher {
     }
     for (const endpoint of throttledNow) this.scheduleHead(endpoint);
     return records;
+  }
+
+  /**
+   * Expire every pending event whose deadline is at or before ts, in enqueue order (expiry.record):
+   * dead and dead-lettered without an attempt, whatever its place (head, blocked, retrying,
+   * throttled, held). An expired head frees its endpoint's next event for this call's attempts.
+   */
+  expire(ts, records) {
+    const expired = [];
+    while (this.deadlines.size > 0 && this.deadlines.peek().at <= ts) {
+      const entry = this.deadlines.pop();
+      const event = entry.event;
+      if (event.deadline === entry && event.state === State.PENDING) expired.push(event);
+    }
+    if (expired.length > 1) expired.sort((a, b) => a.seq - b.seq);
+    for (const event of expired) {
+      const endpoint = event.endpoint;
+      const wasHead = endpoint.head() === event;
+      endpoint.pending.remove(event);
+      endpoint.throttled.delete(event);
+      // Not an attempt: attempts, outcomes, the failure count and the tokens stay (expiry.not-attempt).
+      this.bury(event, ts, event.lastAttemptStatus(), true);
+      records.push(`${event.id} expired`);
+      if (wasHead) this.scheduleHead(endpoint);
+    }
+  }
+
+  /** Make a pending event, already out of its endpoint's pending heap, dead and dead-lettered. */
+  bury(event, now, lastStatus, expired) {
+    event.state = State.DEAD;
+    event.lastStatus = lastStatus;
+    event.diedAt = now;
+    event.expired = expired;
+    event.endpoint.dead.append(event);
+    this.deadLetters.set(event.id, event);
   }
 
   /**
@@ -733,12 +861,8 @@ class Dispatcher {
     }
     endpoint.failures += 1; // any non-2xx attempt (auto.count)
     if (!this.scheduleRetry(event, code, retryAfter, policy, now)) {
-      event.state = State.DEAD;
-      event.lastStatus = code;
-      event.diedAt = now;
       endpoint.pending.pop();
-      endpoint.dead.append(event);
-      this.deadLetters.set(event.id, event);
+      this.bury(event, now, code, false);
       records.push(`${prefix} dead`);
     } else {
       records.push(`${prefix} retry at ${event.due}`);
@@ -809,12 +933,13 @@ class Dispatcher {
     return true;
   }
 
-  /** Bring a dead event back: pending, 0 attempts, due at `ts`, in its enqueue place. */
+  /** Bring a dead event back: pending, 0 attempts, due at `ts`, in its enqueue place, a fresh age. */
   revive(endpoint, event, ts) {
     event.state = State.PENDING;
     event.attempts = 0;
     event.signed = null; // attempts are numbered from 1 again (sig.attempt-n)
     event.due = ts;
+    this.startAge(event, ts); // expiry.revive: the policy in force now gives its deadline
     this.deadLetters.delete(event.id);
     endpoint.dead.remove(event);
     endpoint.pending.push(event);
@@ -837,7 +962,9 @@ class Dispatcher {
     const event = this.events.get(eventId);
     if (!event) return ERR.unknownEvent;
     if (event.state !== State.DEAD) return ERR.notDead;
-    return { endpoint: event.endpoint.id, attempts: event.attempts, last_status: event.lastStatus, died_at: event.diedAt };
+    const details = { endpoint: event.endpoint.id, attempts: event.attempts, last_status: event.lastStatus, died_at: event.diedAt };
+    if (event.expired) details.reason = 'expired'; // only an expiry's details carry a reason (expiry.reason-key)
+    return details;
   }
 
   /**

@@ -1,11 +1,11 @@
 """A Python solution of the brief "Webhook Dispatcher: Retries, Ordering and Pausing" (Parts 1
 to 3) and of the roadmap's Parts 4 to 7 (retry policy per endpoint, Retry-After and Gone, automatic
 disabling of failing endpoints, dead letters: details and recovery), Part 8 (Standard Webhooks
-signatures: set_secret with rotation, enqueue's payload, signature and verify) and Part 9 (a token
-bucket per endpoint, the policy's "throttle"), written the way a Python user would write it, from
-the seed brief, shared/roadmap.md and spec/dispatcher.md (clarifications included; Part 8 from its
-section 16, first drafted in spec/drafts/signatures/), without looking at the reference dispatcher
-or the other examples.
+signatures: set_secret with rotation, enqueue's payload, signature and verify), Part 9 (a token
+bucket per endpoint, the policy's "throttle") and Part 11 (event expiry, the policy's "max_age"),
+written the way a Python user would write it, from the seed brief, shared/roadmap.md and
+spec/dispatcher.md (clarifications included; Part 8 from its section 16, first drafted in
+spec/drafts/signatures/), without looking at the reference dispatcher or the other examples.
 
     hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py examples/python/dispatcher.py"
 """
@@ -13,24 +13,30 @@ or the other examples.
 import base64
 import hashlib
 import hmac
+import heapq
 import re
 from bisect import bisect_left, insort
 from collections import deque
 
 HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after", "auto-disable", "dead-letters",
-                   "signatures", "throttle"]
+                   "signatures", "throttle", "expiry"]
 # Part 8 is offered exactly when declared: without it set_secret, signature and verify are unknown
 # operations and enqueue takes no payload (sig.absent).
 SIGNATURES = "signatures" in HOOKCHECK_PARTS
+# Part 11 likewise: without it max_age is no key of the policy (expiry.parts, policy.strict).
+EXPIRY = "expiry" in HOOKCHECK_PARTS
 
 # The brief's schedule is the default policy: 6 attempts, waits after failure 1, 2, 3, 4, 5.
 DEFAULT_POLICY = {"attempts": 6, "waits": [30, 60, 120, 240, 300]}
 POLICY_KEYS = {"attempts", "waits", "disable_on_gone", "disable_after", "throttle"}
+if EXPIRY:
+    POLICY_KEYS.add("max_age")
 THROTTLE_KEYS = {"burst", "interval"}
 MAX_POLICY_ATTEMPTS = 100
 MAX_DISABLE_AFTER = 1000
 MAX_WAIT = 2592000  # 30 days, for policy waits, retry_after and a throttle's interval alike
 MAX_BURST = 1000000
+MAX_AGE = 31536000  # 365 days, a policy's max_age (expiry.valid)
 OUTCOME_KEYS = {"status", "retry_after"}
 TS_LIMIT = 2**53 - 1
 
@@ -131,7 +137,12 @@ class Event:
         self.attempts = 0
         self.state = "pending"  # pending | delivered | dead
         self.died_at = None  # the ts of the process call that last killed it
-        self.last_status = None  # the status of the attempt that last killed it
+        self.last_status = None  # the status of its last attempt in this life, None before any
+        self.expired = False  # whether its last death was an expiry (Part 11)
+        # Part 11: the ts at which it expires, fixed when its age starts (enqueue or revival), or
+        # None; `life` counts its revivals, so a deadline queued for an earlier life is ignored.
+        self.deadline = None
+        self.life = 0
         self.body = body  # Part 8: the payload, the body of every attempt
         # Part 8: attempt number -> (the ts it was made at, the keys that signed it, newest first),
         # for the attempts of this life (since the enqueue or the last revival) made while the
@@ -194,6 +205,9 @@ class Dispatcher:
         self.events = {}
         self.dead_letters = {}  # event id -> event, oldest death first
         self.next_order = 0
+        # Part 11: (deadline, order, life, event) for every deadline that can still come; entries
+        # of an event no longer pending, or of an earlier life of it, are dropped when popped.
+        self.deadlines = []
 
     def register(self, ts, endpoint_id, url):
         if endpoint_id in self.endpoints:
@@ -210,11 +224,46 @@ class Dispatcher:
                       self.next_order, ts, payload)
         self.next_order += 1
         self.events[event_id] = event
-        self.endpoints[endpoint_id].pending.append(event)
+        endpoint = self.endpoints[endpoint_id]
+        endpoint.pending.append(event)
+        self.start_age(event, endpoint, ts)
         return "queued"
 
-    def process(self, ts):
+    def start_age(self, event, endpoint, ts):
+        """Fix the event's deadline from the max_age of the policy in force now (expiry.deadline):
+        a later set_policy moves it no more than a scheduled retry. One past TS_LIMIT is never
+        reached (expiry.beyond-range), so it is not queued."""
+        max_age = endpoint.policy.get("max_age")
+        event.deadline = None if max_age is None else ts + max_age
+        if event.deadline is not None and event.deadline <= TS_LIMIT:
+            heapq.heappush(self.deadlines, (event.deadline, event.order, event.life, event))
+
+    def expire(self, ts):
+        """Kill every pending event whose deadline is at or before ts, in enqueue order (whatever
+        its place: head, blocked, retrying, throttled or held); returns their records."""
+        due = []
+        while self.deadlines and self.deadlines[0][0] <= ts:
+            _, _, life, event = heapq.heappop(self.deadlines)
+            if event.state == "pending" and life == event.life:
+                due.append(event)
+        due.sort(key=lambda e: e.order)
         records = []
+        for event in due:
+            endpoint = self.endpoints[event.endpoint_id]
+            pending = endpoint.pending
+            del pending[bisect_left(pending, event.order, key=lambda e: e.order)]
+            if event in endpoint.throttled:
+                endpoint.throttled.remove(event)
+            # Not an attempt: the attempt count, the endpoint's failures in a row and its tokens
+            # stay as they are (expiry.not-attempt).
+            self.bury(event, endpoint, ts)
+            event.expired = True
+            records.append(f"{event.id} expired")
+        return records
+
+    def process(self, ts):
+        # Expiry comes first: an expired head frees its endpoint for this call's picks.
+        records = self.expire(ts)
         # Every bucket counts the tokens that came up to this call, whatever its endpoint's state
         # (disabled, nothing due): its clock runs on (throttle.clock, throttle.pause).
         for ep in self.endpoints.values():
@@ -266,6 +315,7 @@ class Dispatcher:
                 event.signed = {}
             event.signed[n] = (ts, endpoint.signing_keys(ts))
         status, retry_after = event.outcomes[min(n, len(event.outcomes)) - 1]
+        event.last_status = status
         prefix = f"{event.id} #{n} {status}"
         if 200 <= status <= 299:
             event.state = "delivered"
@@ -299,16 +349,21 @@ class Dispatcher:
             if ts + wait <= TS_LIMIT:
                 event.due_at = ts + wait
                 return f"retry at {event.due_at}"
+        endpoint.pending.pop(0)
+        self.bury(event, endpoint, ts)
+        return "dead"
+
+    def bury(self, event, endpoint, ts):
+        """Make a pending event, already out of its endpoint's pending list, dead and
+        dead-lettered, killed by the process call at ts."""
         event.state = "dead"
         event.died_at = ts
-        event.last_status = status
+        event.expired = False
         self.dead_letters[event.id] = event
         if endpoint.dead and endpoint.dead[-1].died_at > ts:  # ts went back (op.ts-any-order)
             insort(endpoint.dead, event, key=lambda e: e.died_at)
         else:
             endpoint.dead.append(event)
-        endpoint.pending.pop(0)
-        return "dead"
 
     def status(self, ts, event_id):
         event = self.events.get(event_id)
@@ -347,19 +402,23 @@ class Dispatcher:
             revived = endpoint.dead
             endpoint.dead = []
             for event in revived:
-                self.revive(event)
+                self.revive(event, endpoint, ts)
             endpoint.pending = sorted(endpoint.pending + revived, key=lambda e: e.order)
         for event in endpoint.pending:
             event.due_at = ts
         return True
 
-    def revive(self, event):
-        """A dead event back to pending with no attempts made, gone from dead_letters (the caller
-        puts it back among its endpoint's pending events)."""
+    def revive(self, event, endpoint, ts):
+        """A dead event back to pending with no attempts made, gone from dead_letters, with a
+        fresh age from ts (expiry.revive); the caller puts it back among its endpoint's pending
+        events."""
         del self.dead_letters[event.id]
         event.state = "pending"
         event.attempts = 0
+        event.last_status = None
         event.signed = None  # attempts are numbered from 1 again (sig.attempt-n)
+        event.life += 1
+        self.start_age(event, endpoint, ts)
 
     def list_dead_letters(self, ts, endpoint_id=None):
         if endpoint_id is None:
@@ -404,8 +463,11 @@ class Dispatcher:
             raise DispatchError("unknown event")
         if event.state != "dead":
             raise DispatchError("not dead")
-        return {"endpoint": event.endpoint_id, "attempts": event.attempts,
-                "last_status": event.last_status, "died_at": event.died_at}
+        details = {"endpoint": event.endpoint_id, "attempts": event.attempts,
+                   "last_status": event.last_status, "died_at": event.died_at}
+        if event.expired:  # only an expiry gives a reason (expiry.reason-key)
+            details["reason"] = "expired"
+        return details
 
     def recover(self, ts, endpoint_id, since):
         endpoint = self.endpoints.get(endpoint_id)
@@ -416,7 +478,7 @@ class Dispatcher:
         revived = endpoint.dead[start:]
         del endpoint.dead[start:]
         for event in revived:  # as enable's replay, but only these events move
-            self.revive(event)
+            self.revive(event, endpoint, ts)
             event.due_at = ts
             insort(endpoint.pending, event, key=lambda e: e.order)
         return len(revived)
@@ -529,6 +591,10 @@ def valid_policy(policy):
     if "disable_after" in policy:  # absent: the endpoint is never disabled automatically
         disable_after = policy["disable_after"]
         if not (is_int(disable_after) and 1 <= disable_after <= MAX_DISABLE_AFTER):
+            return False
+    if "max_age" in policy:  # absent: the endpoint's events never expire
+        max_age = policy["max_age"]
+        if not (is_int(max_age) and 1 <= max_age <= MAX_AGE):
             return False
     if "throttle" in policy:  # absent: the endpoint is never throttled
         return valid_throttle(policy["throttle"])

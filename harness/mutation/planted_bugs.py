@@ -43,8 +43,8 @@ BUGS = {
     ],
     "retry due from the previous due time, not the call": [
         ("src/reference/dispatcher/process.rs",
-         "    fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {\n",
-         "    fn attempt(&mut self, key: EventKey, ts: Ts) -> Attempt {\n        let previous_due = self.due_at(key).unwrap_or(ts);\n"),
+         "    fn attempt<const EXTRAS: bool>(&mut self, key: EventKey, ts: Ts) -> Attempt {\n",
+         "    fn attempt<const EXTRAS: bool>(&mut self, key: EventKey, ts: Ts) -> Attempt {\n        let previous_due = self.due_at(key).unwrap_or(ts);\n"),
         ("src/reference/dispatcher/process.rs",
          "match ts.checked_add(wait)",
          "match previous_due.checked_add(wait)"),
@@ -59,9 +59,9 @@ BUGS = {
         ("src/reference/dispatcher/endpoint.rs", "let at = self.pending.partition_point(|k| *k < key);", "let at = self.pending.len();"),
     ],
     "unblocked event waits for the next call": [
-        ('src/reference/dispatcher/process.rs',
-         "        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            // A head throttled until this very call is not picked again in it, whatever other\n            // entries of it the heap holds (an `enable` pushes one of its own).\n            if !self.is_ready(due_at, key) || held_to_now.contains(&key) {\n                self.ready.pop();\n                continue;\n            }\n            // The entry stays on top while its head is attempted: the entry the attempt then\n            // schedules (the same head later, or the endpoint's next one) takes its place.\n            self.top_spent = true;\n            let attempt = match self.throttled_ever.then(|| self.take_token(key)).flatten() {\n                Some(until) => self.hold_back(key, until, ts, &mut held_to_now),\n                None => self.attempt(key, ts),\n            };\n            if self.top_spent {\n                self.ready.pop();\n                self.top_spent = false;\n            }\n            sink(attempt);\n        }\n",
-         '        let mut due = Vec::new();\n        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            due.push((due_at, key));\n        }\n        for (due_at, key) in due {\n            if self.is_ready(due_at, key) {\n                sink(self.attempt(key, ts));\n            }\n        }\n        let _ = &mut held_to_now;\n'),
+        ("src/reference/dispatcher/process.rs",
+         "        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            // A head throttled until this very call is not picked again in it, whatever other\n            // entries of it the heap holds (an `enable` pushes one of its own).\n            if !self.is_ready(due_at, key) || (EXTRAS && self.held.contains(&key)) {\n                self.ready.pop();\n                continue;\n            }\n            // The entry stays on top while its head is attempted: the entry the attempt then\n            // schedules (the same head later, or the endpoint's next one) takes its place.\n            self.top_spent = true;\n            let attempt = if EXTRAS && self.throttled_ever {\n                self.attempt_or_hold_back(key, ts)\n            } else {\n                self.attempt::<EXTRAS>(key, ts)\n            };\n            if self.top_spent {\n                self.ready.pop();\n                self.top_spent = false;\n            }\n            sink(attempt);\n        }\n",
+         "        let mut due = Vec::new();\n        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            due.push((due_at, key));\n        }\n        for (due_at, key) in due {\n            if self.is_ready(due_at, key) {\n                sink(self.attempt::<EXTRAS>(key, ts));\n            }\n        }\n"),
     ],
     # Added with the rules x situations grid (spec/situations.md): bugs that show only away
     # from an endpoint's head, at status boundaries, or on blocked events around enable/replay.
@@ -221,8 +221,8 @@ BUGS = {
     ],
     "dead_letter reports the first status": [
         ('src/reference/dispatcher/dead_letter.rs',
-         'last_status: event.script.for_attempt(u32::from(event.attempts)),',
-         'last_status: event.script.for_attempt(1),'),
+         'last_status: (attempts > 0).then(|| event.script.for_attempt(attempts)),',
+         'last_status: (attempts > 0).then(|| event.script.for_attempt(1)),'),
     ],
     "recover's since is exclusive": [
         ("src/reference/dispatcher/endpoint.rs", "self.dead_by_time.split_off(&(since, 0))", "self.dead_by_time.split_off(&(since.saturating_add(1), 0))"),
@@ -291,6 +291,28 @@ BUGS = {
     "a throttled head resets the failure count": [
         ("src/reference/dispatcher/process.rs", "        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);",
          "        ep.consecutive_failures = 0;\n        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);"),
+    ],
+    # Part 11 (expiry): each breaks a rule the roadmap states.
+    "an event expires a second after its deadline": [
+        ("src/reference/dispatcher/expiry.rs", "            if deadline > ts {\n                break;", "            if deadline >= ts {\n                break;"),
+    ],
+    "an expiry counts as an attempt": [
+        ("src/reference/dispatcher/expiry.rs", "        event.set_lifecycle(Lifecycle::Dead { letter });\n        let (endpoint, number)",
+         "        event.set_lifecycle(Lifecycle::Dead { letter });\n        event.attempts = event.attempts.saturating_add(1);\n        let (endpoint, number)"),
+    ],
+    "a revived event keeps no age": [
+        ("src/reference/dispatcher/pause.rs", "            self.start_age(key, ts);\n", ""),
+    ],
+    "an expired head keeps its endpoint blocked": [
+        ("src/reference/dispatcher/expiry.rs", "        if was_head {\n            self.schedule_head(endpoint);\n        }", "        let _ = was_head;"),
+    ],
+    "an expired event is never revived": [
+        ("src/reference/dispatcher/expiry.rs", "        ep.bury(key, letter, ts);\n", ""),
+    ],
+    "the age counts from the last attempt": [
+        ("src/reference/dispatcher/process.rs", "        if signing {\n            self.note_signers(key, number, ts);\n        }",
+         "        if signing {\n            self.note_signers(key, number, ts);\n        }\n        if EXTRAS && self.deadlines.has(key) {\n            self.start_age(key, ts);\n        }"),
+        ("src/reference/dispatcher/expiry.rs", "    pub fn is_empty(&self) -> bool {", "    pub fn has(&self, key: EventKey) -> bool {\n        self.of.contains_key(&key)\n    }\n\n    pub fn is_empty(&self) -> bool {"),
     ],
     # Part 8 (signatures): each breaks a rule the roadmap states.
     "a retired secret signs forever": [

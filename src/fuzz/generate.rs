@@ -57,6 +57,8 @@ struct State {
     dead: bool,
     /// Part 9 (`throttle`).
     throttle: bool,
+    /// Part 11 (`expiry`).
+    expiry: bool,
     p: Prng,
     ts: i64,
     events: u64,
@@ -115,6 +117,7 @@ impl Generator {
             auto,
             dead,
             throttle,
+            expiry: self.parts.contains(&Part::Expiry),
             p: Prng::new(case_seed(seed, index)),
             ts: 0,
             events: 0,

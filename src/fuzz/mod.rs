@@ -184,10 +184,17 @@ fn roadmap_clarification(step: &Step) -> Option<&'static str> {
                 .get("throttle")
                 .and_then(Value::as_object)
                 .is_some_and(|t| t.values().any(integer_only_by_clarification));
+            // The roadmap gives `max_age` no bounds: every invalid one is `expiry.valid`'s.
+            let age = policy.get("max_age").is_some_and(|a| {
+                !a.as_i64()
+                    .is_some_and(|a| (1..=i64::from(crate::dispatcher::MAX_AGE)).contains(&a))
+            });
             if strict {
                 Some("policy.strict")
             } else if throttle {
                 Some("throttle.valid")
+            } else if age {
+                Some("expiry.valid")
             } else {
                 None
             }

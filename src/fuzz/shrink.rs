@@ -172,7 +172,7 @@ fn plainer_policies(ops: &[Value], i: usize) -> Vec<Value> {
         op
     };
     let mut out = Vec::new();
-    for key in ["disable_on_gone", "disable_after", "throttle"] {
+    for key in ["disable_on_gone", "disable_after", "throttle", "max_age"] {
         if policy.contains_key(key) {
             let mut p = policy.clone();
             p.remove(key);

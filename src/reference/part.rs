@@ -4,7 +4,7 @@
 use std::fmt;
 
 /// Which part an implementation needs to run a case: the brief's Parts 1 to 3, then the
-/// roadmap's (`shared/roadmap.md`: Parts 4 to 9, each optional).
+/// roadmap's (`shared/roadmap.md`: Parts 4 to 11, each optional).
 ///
 /// A part is its variant, its name ([`Part::as_str`]), the parts it builds on
 /// ([`Part::builds_on`]), its number (the roadmap's, [`Part::number`]) and its place in
@@ -24,11 +24,12 @@ pub enum Part {
     DeadLetters,
     Signatures,
     Throttle,
+    Expiry,
 }
 
 impl Part {
     /// Every part, in the order of their numbers.
-    pub const ALL: [Part; 9] = [
+    pub const ALL: [Part; 10] = [
         Part::Retries,
         Part::Ordering,
         Part::Pause,
@@ -38,6 +39,7 @@ impl Part {
         Part::DeadLetters,
         Part::Signatures,
         Part::Throttle,
+        Part::Expiry,
     ];
 
     /// The brief's own parts: what an implementation that declares nothing offers (per-case
@@ -56,6 +58,7 @@ impl Part {
             Part::DeadLetters => "dead-letters",
             Part::Signatures => "signatures",
             Part::Throttle => "throttle",
+            Part::Expiry => "expiry",
         }
     }
 
@@ -69,6 +72,8 @@ impl Part {
             // brief's.
             Part::RetryAfter | Part::AutoDisable | Part::Throttle => &[Part::Policy],
             Part::DeadLetters | Part::Signatures => &Part::BRIEF,
+            // Part 11's age is a key of the policy, and an expired event is a dead letter.
+            Part::Expiry => &[Part::Policy, Part::DeadLetters],
         }
     }
 
@@ -76,7 +81,7 @@ impl Part {
         Part::ALL.into_iter().find(|p| p.as_str() == s)
     }
 
-    /// Its number in the brief and the roadmap: Part 1 is `retries`, Part 9 `throttle`.
+    /// Its number in the brief and the roadmap: Part 1 is `retries`, Part 11 `expiry` (Part 10 is not built yet).
     pub fn number(self) -> usize {
         match self {
             Part::Retries => 1,
@@ -88,6 +93,7 @@ impl Part {
             Part::DeadLetters => 7,
             Part::Signatures => 8,
             Part::Throttle => 9,
+            Part::Expiry => 11,
         }
     }
 

@@ -517,7 +517,8 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
         &misspelled,
         1,
         "unknown part `retry-aftr` in `without`, expected one of retries, ordering, pause, policy, \
-         retry-after, auto-disable, dead-letters, signatures, throttle: did you mean `retry-after`?",
+         retry-after, auto-disable, dead-letters, signatures, throttle, expiry: did you mean \
+         `retry-after`?",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -287,9 +287,9 @@ fn outcome(item: &Value) -> Result<Outcome, Error> {
 }
 
 /// A `set_policy` argument: `null` for the default, or `{"attempts", "waits"}` with the optional
-/// `disable_on_gone`, `disable_after` and `throttle` (`policy.valid`, `gone.policy-key`,
-/// `auto.policy-key`, `throttle.policy-key`). Ranges are [`Policy::new`]'s and
-/// [`Throttle::new`]'s to check.
+/// `disable_on_gone`, `disable_after`, `throttle` and `max_age` (`policy.valid`,
+/// `gone.policy-key`, `auto.policy-key`, `throttle.policy-key`, `expiry.policy-key`). Ranges are
+/// [`Policy::new`]'s, [`Policy::with_max_age`]'s and [`Throttle::new`]'s to check.
 fn policy(value: &Value) -> Result<Policy, Error> {
     let fields = match value {
         Value::Null => return Ok(Policy::default()),
@@ -304,6 +304,7 @@ fn policy(value: &Value) -> Result<Policy, Error> {
             "disable_on_gone",
             "disable_after",
             "throttle",
+            "max_age",
         ],
     )
     .ok_or(Error::InvalidPolicy)?;
@@ -326,7 +327,8 @@ fn policy(value: &Value) -> Result<Policy, Error> {
         .ok_or(Error::InvalidPolicy)?
         .map(|(burst, interval)| Throttle::new(burst, interval))
         .transpose()?;
-    Policy::new(attempts, waits, disable_on_gone, disable_after, throttle)
+    let max_age = optional(fields, "max_age", strict_integer).ok_or(Error::InvalidPolicy)?;
+    Policy::new(attempts, waits, disable_on_gone, disable_after, throttle)?.with_max_age(max_age)
 }
 
 /// A policy's throttle: an object with exactly the integer keys `burst` and `interval`
@@ -525,6 +527,46 @@ mod tests {
                 "{f}"
             );
         }
+    }
+
+    #[test]
+    fn max_age_is_a_strict_integer_key() {
+        assert_eq!(
+            decode(&json!(["set_policy", 0, "a", {"attempts": 2, "waits": [1], "max_age": 60}]))
+                .map(|op| op.command),
+            Ok(Command::SetPolicy {
+                endpoint: "a".into(),
+                policy: Policy::new(2, vec![1], None, None, None)
+                    .and_then(|p| p.with_max_age(Some(60)))
+                    .expect("valid"),
+            })
+        );
+        for a in [
+            "60.0",
+            "6e1",
+            "true",
+            "null",
+            "\"60\"",
+            "[60]",
+            "{}",
+            "0",
+            "-1",
+            "31536001",
+            "99999999999999999999",
+        ] {
+            assert_eq!(
+                parse(&format!(
+                    r#"["set_policy", 0, "a", {{"attempts": 2, "waits": [1], "max_age": {a}}}]"#
+                )),
+                Err(Error::InvalidPolicy),
+                "{a}"
+            );
+        }
+        // The policy before the state, and the id before the policy (`policy.set-errors`).
+        assert_eq!(
+            decode(&json!(["set_policy", 0, 7, {"attempts": 2, "waits": [1], "max_age": 0}])),
+            Err(Error::InvalidArguments)
+        );
     }
 
     #[test]

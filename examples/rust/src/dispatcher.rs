@@ -1,9 +1,10 @@
 //! The dispatcher as a pure state machine: endpoints with their retry policies, events,
 //! per-endpoint ordering, pausing (by hand, on 410 Gone, or after consecutive failures), dead
-//! letters with their recovery, throttling by a token bucket per endpoint, and the signatures
-//! each attempt carries. It knows nothing of JSON; every input here is already well-formed. What
-//! a single attempt leads to is [`crate::schedule`]'s to decide, what a bucket holds
-//! [`crate::throttle`]'s, and what signs an attempt [`crate::signatures`]'s.
+//! letters with their recovery, throttling by a token bucket per endpoint, the signatures each
+//! attempt carries, and the expiry of events older than their endpoint's maximum age. It knows
+//! nothing of JSON; every input here is already well-formed. What a single attempt leads to is
+//! [`crate::schedule`]'s to decide, what a bucket holds [`crate::throttle`]'s, and what signs an
+//! attempt [`crate::signatures`]'s.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -37,8 +38,11 @@ struct Death {
     number: DeathNo,
     /// The `ts` of the `process` call that killed it.
     at: i64,
-    /// The status of the attempt that killed it.
-    status: u16,
+    /// The status of its last attempt: the one that killed it, or for an expired event the
+    /// last it made before it expired, none if it made none (`expiry.dead-letter`).
+    status: Option<u16>,
+    /// Whether it died of age (Part 11) rather than by an attempt.
+    expired: bool,
 }
 
 /// Why an endpoint is disabled (`endpoint.report`).
@@ -77,6 +81,11 @@ struct Event {
     signings: BTreeMap<u32, Signing>,
     /// Meaningful while pending; kept as is otherwise because nothing reads it then.
     due_at: i64,
+    /// When it expires (Part 11): its age start plus the `max_age` of the policy in force then,
+    /// fixed until a revival starts its age again (`expiry.deadline`). `None` when that policy
+    /// had no `max_age` or the deadline is past every `ts` (`expiry.beyond-range`). While the
+    /// event is pending, `Dispatcher::deadlines` holds it; otherwise nothing reads it.
+    deadline: Option<i64>,
     fate: Fate,
 }
 
@@ -134,8 +143,11 @@ pub struct EndpointReport {
 pub struct DeadLetter<'a> {
     pub endpoint: &'a str,
     pub attempts: u32,
-    pub last_status: u16,
+    /// `None` for an event that expired before any attempt.
+    pub last_status: Option<u16>,
     pub died_at: i64,
+    /// Died of age (Part 11): the report then says so (`expiry.dead-letter`).
+    pub expired: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +178,11 @@ pub struct Dispatcher {
     /// The head (earliest-enqueued pending event) of every enabled endpoint that has one. Only
     /// heads can be attempted, so `process` just takes the smallest key while it is due.
     heads: BTreeSet<HeadKey>,
+    /// (deadline, enqueue order) of every pending event that has a deadline, wherever it is
+    /// (head, blocked, held, throttled), so `process` finds the expired ones in O(log n) each
+    /// instead of scanning every event (Part 11). An event enters it when its age starts and
+    /// leaves it when it is delivered or dies, by an attempt or of age.
+    deadlines: BTreeSet<(i64, Seq)>,
     /// Every dead-lettered event, oldest death first.
     dead_letters: BTreeMap<DeathNo, Seq>,
     deaths: DeathNo,
@@ -214,6 +231,11 @@ impl Dispatcher {
         }
         let before = self.head_key(ep);
         let seq = self.events.len();
+        // Its age starts now, under the policy in force now (`expiry.deadline`).
+        let deadline = self.endpoints[ep].policy.deadline_from(ts);
+        if let Some(deadline) = deadline {
+            self.deadlines.insert((deadline, seq));
+        }
         self.events.push(Event {
             id: event_id.to_owned(),
             endpoint: ep,
@@ -222,6 +244,7 @@ impl Dispatcher {
             attempts: 0,
             signings: BTreeMap::new(),
             due_at: ts,
+            deadline,
             fate: Fate::Pending,
         });
         self.event_ids.insert(event_id.to_owned(), seq);
@@ -230,17 +253,19 @@ impl Dispatcher {
         Ok(())
     }
 
-    /// Attempts every due head, smallest (due time, enqueue order) first, and returns the
-    /// records in attempt order, each `"<endpoint_id> disabled"` right after the attempt that
-    /// disabled the endpoint (a 410 under `disable_on_gone`, or the failure that reached
-    /// `disable_after`). A head whose endpoint's bucket is empty is not attempted but throttled,
-    /// its record in the place its attempt's would have had (`throttle.record`). Terminates
-    /// because a retry is always due after `ts`, and a throttled head is due after `ts` or else
-    /// set aside for the rest of the call. Each pick costs O(log n): the failure count, the
-    /// threshold and the bucket are per endpoint, not scanned.
+    /// Expires every pending event whose deadline is at or before `ts`, in enqueue order, one
+    /// `"<event_id> expired"` record each (`expiry.record`); then attempts every due head,
+    /// smallest (due time, enqueue order) first, and returns the records in that order, each
+    /// `"<endpoint_id> disabled"` right after the attempt that disabled the endpoint (a 410 under
+    /// `disable_on_gone`, or the failure that reached `disable_after`). A head whose endpoint's
+    /// bucket is empty is not attempted but throttled, its record in the place its attempt's
+    /// would have had (`throttle.record`). Terminates because a retry is always due after `ts`,
+    /// and a throttled head is due after `ts` or else set aside for the rest of the call. Each
+    /// pick costs O(log n): the failure count, the threshold and the bucket are per endpoint,
+    /// not scanned.
     pub fn process(&mut self, ts: i64) -> Vec<String> {
         self.calls.push(ts);
-        let mut records = Vec::new();
+        let mut records = self.expire(ts);
         // Endpoints whose head was throttled until a time not after `ts`, which happens only at
         // the end of the ts range (`throttle.beyond-range`): out of `heads` until the call ends,
         // as a head is picked at most once per call.
@@ -336,9 +361,14 @@ impl Dispatcher {
         }
         if replay_dead {
             endpoint.dead_by_time.clear();
+            // A fresh age, under the policy in force now (`expiry.revive`).
+            let deadline = endpoint.policy.deadline_from(ts);
             for (death, seq) in std::mem::take(&mut endpoint.dead) {
                 self.dead_letters.remove(&death);
-                revive(&mut self.events[seq], ts);
+                revive(&mut self.events[seq], ts, deadline);
+                if let Some(deadline) = deadline {
+                    self.deadlines.insert((deadline, seq));
+                }
                 endpoint.pending.insert(seq);
             }
         }
@@ -395,6 +425,7 @@ impl Dispatcher {
             attempts: event.attempts,
             last_status: death.status,
             died_at: death.at,
+            expired: death.expired,
         })
     }
 
@@ -411,12 +442,17 @@ impl Dispatcher {
             .range((since, DeathNo::MIN)..)
             .map(|(&key, &seq)| (key, seq))
             .collect();
+        // A fresh age, under the policy in force now (`expiry.revive`).
+        let deadline = endpoint.policy.deadline_from(ts);
         for &(key, seq) in &revived {
             let (_, death) = key;
             endpoint.dead_by_time.remove(&key);
             endpoint.dead.remove(&death);
             self.dead_letters.remove(&death);
-            revive(&mut self.events[seq], ts);
+            revive(&mut self.events[seq], ts, deadline);
+            if let Some(deadline) = deadline {
+                self.deadlines.insert((deadline, seq));
+            }
             endpoint.pending.insert(seq);
         }
         // A revived event ahead of the old head by enqueue order becomes the head and blocks
@@ -504,14 +540,7 @@ impl Dispatcher {
         if let Some(signing) = endpoint.secrets.sign_at(ts) {
             event.signings.insert(attempt, signing);
         }
-        let index = usize::try_from(attempt - 1).unwrap_or(usize::MAX);
-        // Decoding guarantees a non-empty list, so the fallback timeout is never used.
-        let outcome = event
-            .outcomes
-            .get(index)
-            .or(event.outcomes.last())
-            .copied()
-            .unwrap_or(Outcome::TIMEOUT);
+        let outcome = event.outcome(attempt);
         let prefix = format!("{} #{attempt} {}", event.id, outcome.status());
 
         // The policy in force now, at the failure, decides (`policy.in-force`); from the call's
@@ -527,28 +556,17 @@ impl Dispatcher {
             Next::Delivered => {
                 event.fate = Fate::Delivered;
                 endpoint.pending.remove(&seq);
+                if let Some(deadline) = event.deadline {
+                    self.deadlines.remove(&(deadline, seq));
+                }
                 (format!("{prefix} delivered"), false)
             }
             Next::RetryAt(due) => {
                 event.due_at = due;
                 (format!("{prefix} retry at {due}"), false)
             }
-            Next::Dead { disable_endpoint } => {
-                let number = self.deaths;
-                // One death per attempt, so 2^64 of them cannot happen in any run; saturating
-                // rather than `+=` so this can neither panic nor wrap.
-                self.deaths = self.deaths.saturating_add(1);
-                event.fate = Fate::Dead(Death {
-                    number,
-                    at: ts,
-                    status: outcome.status(),
-                });
-                endpoint.pending.remove(&seq);
-                endpoint.dead.insert(number, seq);
-                endpoint.dead_by_time.insert((ts, number), seq);
-                self.dead_letters.insert(number, seq);
-                (format!("{prefix} dead"), disable_endpoint)
-            }
+            // Dead-lettered below, once the endpoint is no longer borrowed.
+            Next::Dead { disable_endpoint } => (format!("{prefix} dead"), disable_endpoint),
         };
         // Gone takes precedence when both apply: one disabling, one record (`endpoint.report`).
         let disable = if gone {
@@ -560,15 +578,92 @@ impl Dispatcher {
         } else {
             None
         };
+        if let Next::Dead { .. } = next {
+            self.kill(seq, ts, Some(outcome.status()), false);
+        }
         (record, disable)
+    }
+
+    /// Expires, in enqueue order, every pending event whose deadline is at or before `ts`, and
+    /// returns their records (`expiry.expire`, `expiry.record`). Each is dead-lettered with no
+    /// attempt made: its count, its endpoint's failure count and bucket stay as they are
+    /// (`expiry.not-attempt`). A head that expires frees its endpoint, whose next pending event
+    /// becomes the head before any attempt of the call. Costs O(k log n) for k expired events.
+    fn expire(&mut self, ts: i64) -> Vec<String> {
+        let mut expired = Vec::new();
+        while let Some(&(deadline, seq)) = self.deadlines.first()
+            && deadline <= ts
+        {
+            self.deadlines.pop_first();
+            expired.push(seq);
+        }
+        // Deadlines need not follow enqueue order (policies differ between endpoints and over
+        // time), and the records do.
+        expired.sort_unstable();
+        expired
+            .into_iter()
+            .map(|seq| {
+                let event = &self.events[seq];
+                let ep = event.endpoint;
+                let last_status =
+                    (event.attempts > 0).then(|| event.outcome(event.attempts).status());
+                let record = format!("{} expired", event.id);
+                let before = self.head_key(ep);
+                self.kill(seq, ts, last_status, true);
+                self.relink_head(ep, before);
+                record
+            })
+            .collect()
+    }
+
+    /// Makes a pending event dead at `ts` and dead-letters it, at the end of the list
+    /// (`dead.letter`). The caller brings `heads` in line.
+    fn kill(&mut self, seq: Seq, ts: i64, status: Option<u16>, expired: bool) {
+        let number = self.deaths;
+        // At most one death per attempt or expiry, so 2^64 of them cannot happen in any run;
+        // saturating rather than `+=` so this can neither panic nor wrap.
+        self.deaths = self.deaths.saturating_add(1);
+        let event = &mut self.events[seq];
+        event.fate = Fate::Dead(Death {
+            number,
+            at: ts,
+            status,
+            expired,
+        });
+        if let Some(deadline) = event.deadline {
+            self.deadlines.remove(&(deadline, seq));
+        }
+        let endpoint = &mut self.endpoints[event.endpoint];
+        endpoint.pending.remove(&seq);
+        // A throttled event that dies of age is no longer throttled (`throttle.release` moves
+        // only pending events).
+        endpoint.throttled.remove(&seq);
+        endpoint.dead.insert(number, seq);
+        endpoint.dead_by_time.insert((ts, number), seq);
+        self.dead_letters.insert(number, seq);
+    }
+}
+
+impl Event {
+    /// The scripted outcome of attempt number `attempt` (from 1), the last entry repeating
+    /// (`outcomes.script`).
+    fn outcome(&self, attempt: u32) -> Outcome {
+        let index = usize::try_from(attempt.saturating_sub(1)).unwrap_or(usize::MAX);
+        // Decoding guarantees a non-empty list, so the fallback timeout is never used.
+        self.outcomes
+            .get(index)
+            .or(self.outcomes.last())
+            .copied()
+            .unwrap_or(Outcome::TIMEOUT)
     }
 }
 
 /// Brings a dead event back as a replay does (`pause.replay`): pending, attempts from 0, due at
-/// `ts`. The caller puts it back among its endpoint's pending events and out of the dead-letter
-/// indexes.
-fn revive(event: &mut Event, ts: i64) {
+/// `ts`, with a fresh age ending at `deadline` (`expiry.revive`). The caller puts it back among
+/// its endpoint's pending events and `deadlines`, and out of the dead-letter indexes.
+fn revive(event: &mut Event, ts: i64, deadline: Option<i64>) {
     event.fate = Fate::Pending;
+    event.deadline = deadline;
     event.attempts = 0;
     // The attempts of its earlier life are no longer asked for (`sig.attempt-n`).
     event.signings.clear();
@@ -669,5 +764,97 @@ mod tests {
         assert_eq!(held.next_attempt_at, None);
         d.enable(200, "shop", false).unwrap();
         assert_eq!(d.process(200), ["e #2 500 retry at 260"]);
+    }
+
+    /// `deadlines` holds exactly the pending events that have a deadline, each once.
+    fn assert_deadlines_indexed(d: &Dispatcher) {
+        let want: BTreeSet<(i64, Seq)> = d
+            .events
+            .iter()
+            .enumerate()
+            .filter(|(_, event)| event.fate == Fate::Pending)
+            .filter_map(|(seq, event)| event.deadline.map(|deadline| (deadline, seq)))
+            .collect();
+        assert_eq!(d.deadlines, want);
+    }
+
+    /// A long pseudo-random run (a fixed linear congruential generator, no dependency) checked
+    /// against a plain scan of every event: each `process` call first writes exactly the
+    /// expiries a scan finds, in enqueue order, and the deadline index never drifts.
+    #[test]
+    fn expiry_by_the_index_agrees_with_a_scan_of_every_event() {
+        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |bound: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % bound
+        };
+        let mut d = Dispatcher::new();
+        let endpoints = ["a", "b", "c"];
+        for id in endpoints {
+            d.register(id).unwrap();
+        }
+        let mut ts: i64 = 0;
+        let mut expiries = 0;
+        for step in 0..4000 {
+            let ep = endpoints[usize::try_from(next(3)).unwrap()];
+            match next(10) {
+                0..=2 => {
+                    let statuses: Vec<u16> = (0..=next(3))
+                        .map(|_| [200, 500, 404, 503][usize::try_from(next(4)).unwrap()])
+                        .collect();
+                    d.enqueue(ts, ep, &format!("e{step}"), plain(&statuses), String::new())
+                        .unwrap();
+                }
+                3..=5 => {
+                    // Mostly forward, sometimes back (`op.ts-any-order`).
+                    ts += i64::try_from(next(40)).unwrap() - 8;
+                    let want: Vec<String> = d
+                        .events
+                        .iter()
+                        .filter(|event| {
+                            event.fate == Fate::Pending
+                                && event.deadline.is_some_and(|deadline| deadline <= ts)
+                        })
+                        .map(|event| format!("{} expired", event.id))
+                        .collect();
+                    let records = d.process(ts);
+                    expiries += want.len();
+                    assert_eq!(records[..want.len()], want[..], "at step {step}");
+                    assert!(
+                        records[want.len()..]
+                            .iter()
+                            .all(|r| !r.ends_with("expired"))
+                    );
+                    assert!(d.events.iter().all(|event| event.fate != Fate::Pending
+                        || event.deadline.is_none_or(|deadline| deadline > ts)));
+                }
+                6 => {
+                    let max_age = match next(3) {
+                        0 => None,
+                        _ => Some(i64::try_from(next(120)).unwrap() + 1),
+                    };
+                    let policy = Policy::new(4, vec![10, 20], None, None, None)
+                        .and_then(|policy| policy.with_max_age(max_age))
+                        .unwrap();
+                    d.set_policy(ts, ep, policy).unwrap();
+                }
+                7 => {
+                    let _ = d.disable(ep);
+                }
+                8 => {
+                    let _ = d.enable(ts, ep, next(2) == 0);
+                }
+                _ => {
+                    d.recover(ts, ep, ts - i64::try_from(next(100)).unwrap())
+                        .unwrap();
+                }
+            }
+            assert_deadlines_indexed(&d);
+            assert_dead_indexes_agree(&d);
+        }
+        // The run is long enough to exercise expiry at all.
+        assert!(expiries > 50, "{expiries}");
     }
 }

@@ -2,7 +2,8 @@
 //! exponential backoff) that honours Retry-After and may pause an endpoint on 410 Gone or after
 //! too many consecutive failures, per-endpoint delivery order, pausing endpoints with optional
 //! replay of dead letters, dead letters' details and recovery, a token bucket per endpoint
-//! that throttles its deliveries, and Standard Webhooks signatures with rotating secrets.
+//! that throttles its deliveries, Standard Webhooks signatures with rotating secrets, and a
+//! maximum event age past which a pending event expires.
 //!
 //! [`run`] is the whole public interface: it replays a list of JSON operations against a fresh
 //! dispatcher and returns one JSON result per operation.
@@ -120,6 +121,9 @@ fn policy_object(policy: &Policy) -> Value {
         bucket.insert("interval".into(), Value::from(throttle.interval()));
         object.insert("throttle".into(), Value::Object(bucket));
     }
+    if let Some(max_age) = policy.max_age() {
+        object.insert("max_age".into(), Value::from(max_age));
+    }
     Value::Object(object)
 }
 
@@ -143,8 +147,16 @@ fn dead_letter_object(letter: DeadLetter<'_>) -> Value {
     let mut object = Map::new();
     object.insert("endpoint".into(), Value::from(letter.endpoint));
     object.insert("attempts".into(), Value::from(letter.attempts));
-    object.insert("last_status".into(), Value::from(letter.last_status));
+    object.insert(
+        "last_status".into(),
+        letter.last_status.map_or(Value::Null, Value::from),
+    );
     object.insert("died_at".into(), Value::from(letter.died_at));
+    // Only an expiry names its reason; a death by an attempt keeps Part 7's four keys
+    // (`expiry.reason-key`).
+    if letter.expired {
+        object.insert("reason".into(), Value::from("expired"));
+    }
     Value::Object(object)
 }
 
@@ -1710,5 +1722,399 @@ mod tests {
                 "{key}"
             );
         }
+    }
+
+    // Part 11: event expiry.
+
+    #[test]
+    fn an_event_past_its_age_expires_instead_of_being_attempted() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30, 60], "max_age": 100}],
+                ["policy", 0, "shop"],
+                ["enqueue", 0, "shop", "evt-1", [500]],
+                ["process", 0],
+                ["process", 30],
+                ["process", 99],
+                ["status", 99, "evt-1"],
+                ["process", 100],
+                ["status", 100, "evt-1"],
+                ["dead_letter", 100, "evt-1"],
+                ["dead_letters", 100],
+                ["dead_letters", 100, "shop"],
+                ["process", 200]
+            ]),
+            json!([
+                true,
+                true,
+                {"attempts": 6, "waits": [30, 60], "max_age": 100},
+                "queued",
+                ["evt-1 #1 500 retry at 30"],
+                ["evt-1 #2 500 retry at 90"],
+                ["evt-1 #3 500 retry at 159"],
+                {"state": "pending", "attempts": 3, "next_attempt_at": 159},
+                ["evt-1 expired"],
+                {"state": "dead", "attempts": 3, "next_attempt_at": null},
+                {"endpoint": "shop", "attempts": 3, "last_status": 500, "died_at": 100,
+                 "reason": "expired"},
+                ["evt-1"],
+                ["evt-1"],
+                []
+            ]),
+        );
+    }
+
+    #[test]
+    fn due_at_its_deadline_expires_and_never_attempted_has_no_last_status() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": 30}],
+                ["enqueue", 0, "shop", "e1", [{"status": 503, "retry_after": 20}]],
+                ["process", 0],
+                ["process", 30],
+                ["dead_letter", 30, "e1"],
+                ["disable", 40, "shop"],
+                ["enqueue", 40, "shop", "e2", [200]],
+                ["process", 69],
+                ["status", 69, "e2"],
+                ["process", 70],
+                ["status", 70, "e2"],
+                ["dead_letter", 70, "e2"],
+                ["enable", 80, "shop", false],
+                ["status", 80, "e2"],
+                ["process", 80],
+                ["dead_letters", 80]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e1 #1 503 retry at 30"],
+                ["e1 expired"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 503, "died_at": 30,
+                 "reason": "expired"},
+                true,
+                "queued",
+                [],
+                {"state": "held", "attempts": 0, "next_attempt_at": null},
+                ["e2 expired"],
+                {"state": "dead", "attempts": 0, "next_attempt_at": null},
+                {"endpoint": "shop", "attempts": 0, "last_status": null, "died_at": 70,
+                 "reason": "expired"},
+                true,
+                {"state": "dead", "attempts": 0, "next_attempt_at": null},
+                [],
+                ["e1", "e2"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn an_expired_head_frees_the_next_and_set_policy_moves_no_deadline() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": 50}],
+                ["enqueue", 0, "shop", "e1", [500]],
+                ["process", 0],
+                // No max_age from now on: e1 keeps its deadline of 50...
+                ["set_policy", 5, "shop", {"attempts": 6, "waits": [30]}],
+                ["enqueue", 10, "shop", "e2", [200]],
+                // ...and e2, enqueued without one, gets none from a shorter age set later.
+                ["set_policy", 20, "shop", {"attempts": 6, "waits": [30], "max_age": 1}],
+                ["process", 30],
+                ["status", 30, "e2"],
+                ["process", 50],
+                ["status", 50, "e2"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e1 #1 500 retry at 30"],
+                true,
+                "queued",
+                true,
+                ["e1 #2 500 retry at 60"],
+                {"state": "pending", "attempts": 0, "next_attempt_at": 10},
+                ["e1 expired", "e2 #1 200 delivered"],
+                {"state": "delivered", "attempts": 1, "next_attempt_at": null}
+            ]),
+        );
+    }
+
+    #[test]
+    fn expiries_come_first_in_enqueue_order_whatever_their_deadlines() {
+        check(
+            json!([
+                ["register", 0, "a", "u"],
+                ["register", 0, "b", "u"],
+                ["register", 0, "c", "u"],
+                ["set_policy", 0, "a", {"attempts": 6, "waits": [30], "max_age": 100}],
+                ["set_policy", 0, "b", {"attempts": 6, "waits": [30], "max_age": 10}],
+                ["enqueue", 0, "c", "c1", [404]],
+                ["enqueue", 0, "a", "a1", [200]],
+                ["enqueue", 0, "b", "b1", [200]],
+                ["enqueue", 0, "b", "b2", [200]],
+                ["enqueue", 0, "c", "c2", [200]],
+                ["enqueue", 1, "a", "a2", [200]],
+                // ts going back expires nothing that is not due by it.
+                ["process", -5],
+                ["process", 100],
+                ["dead_letters", 100],
+                ["dead_letters", 100, "b"],
+                ["status", 100, "a2"],
+                ["process", 101]
+            ]),
+            json!([
+                true,
+                true,
+                true,
+                true,
+                true,
+                "queued",
+                "queued",
+                "queued",
+                "queued",
+                "queued",
+                "queued",
+                [],
+                [
+                    "a1 expired",
+                    "b1 expired",
+                    "b2 expired",
+                    "c1 #1 404 dead",
+                    "c2 #1 200 delivered",
+                    "a2 #1 200 delivered"
+                ],
+                ["a1", "b1", "b2", "c1"],
+                ["b1", "b2"],
+                {"state": "delivered", "attempts": 1, "next_attempt_at": null},
+                []
+            ]),
+        );
+    }
+
+    #[test]
+    fn expiry_is_no_failure_and_holds_no_threshold() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop",
+                 {"attempts": 6, "waits": [10], "disable_after": 3, "max_age": 25}],
+                ["enqueue", 0, "shop", "e1", [500]],
+                ["process", 0],
+                ["process", 10],
+                ["process", 25],
+                ["endpoint", 25, "shop"],
+                ["enqueue", 25, "shop", "e2", [500]],
+                ["process", 30],
+                ["endpoint", 30, "shop"],
+                ["process", 50],
+                ["endpoint", 50, "shop"],
+                ["status", 50, "e2"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e1 #1 500 retry at 10"],
+                ["e1 #2 500 retry at 20"],
+                ["e1 expired"],
+                {"disabled": false, "reason": null, "consecutive_failures": 2},
+                "queued",
+                ["e2 #1 500 retry at 40", "shop disabled"],
+                {"disabled": true, "reason": "failing", "consecutive_failures": 3},
+                ["e2 expired"],
+                {"disabled": true, "reason": "failing", "consecutive_failures": 3},
+                {"state": "dead", "attempts": 1, "next_attempt_at": null}
+            ]),
+        );
+    }
+
+    #[test]
+    fn expiry_takes_no_token_and_a_throttled_head_can_expire() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop",
+                 {"attempts": 3, "waits": [10], "throttle": {"burst": 1, "interval": 100},
+                  "max_age": 50}],
+                ["enqueue", 0, "shop", "e0", [200]],
+                ["process", 50],
+                ["enqueue", 50, "shop", "e1", [200]],
+                ["enqueue", 50, "shop", "e2", [200]],
+                ["process", 60],
+                ["status", 60, "e2"],
+                ["process", 100],
+                ["enqueue", 100, "shop", "e3", [200]],
+                ["process", 100],
+                ["set_policy", 110, "shop", {"attempts": 3, "waits": [10]}],
+                ["status", 110, "e2"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e0 expired"],
+                "queued",
+                "queued",
+                ["e1 #1 200 delivered", "e2 throttled until 100"],
+                {"state": "pending", "attempts": 0, "next_attempt_at": 100},
+                ["e2 expired"],
+                "queued",
+                ["e3 #1 200 delivered"],
+                true,
+                {"state": "dead", "attempts": 0, "next_attempt_at": null}
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_revival_starts_a_fresh_age_under_the_policy_then_in_force() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": 40}],
+                ["enqueue", 0, "shop", "e1", [404]],
+                ["enqueue", 0, "shop", "e2", [500, 404]],
+                ["process", 0],
+                ["process", 40],
+                ["dead_letter", 40, "e1"],
+                ["dead_letter", 40, "e2"],
+                ["set_policy", 50, "shop", {"attempts": 6, "waits": [30], "max_age": 100}],
+                ["recover", 60, "shop", 40],
+                ["status", 60, "e2"],
+                ["dead_letter", 60, "e2"],
+                // Removing the age afterwards does not save e2 from its deadline of 160.
+                ["set_policy", 70, "shop", null],
+                ["process", 159],
+                ["process", 160],
+                ["dead_letter", 160, "e2"],
+                ["disable", 170, "shop"],
+                ["enable", 170, "shop", true],
+                ["process", 170],
+                ["process", 100000],
+                ["dead_letter", 100000, "e2"],
+                ["dead_letters", 100000]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                ["e1 #1 404 dead", "e2 #1 500 retry at 30"],
+                ["e2 expired"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 404, "died_at": 0},
+                {"endpoint": "shop", "attempts": 1, "last_status": 500, "died_at": 40,
+                 "reason": "expired"},
+                true,
+                1,
+                {"state": "pending", "attempts": 0, "next_attempt_at": 60},
+                "error: not dead",
+                true,
+                ["e2 #1 500 retry at 189"],
+                ["e2 expired"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 500, "died_at": 160,
+                 "reason": "expired"},
+                true,
+                true,
+                ["e1 #1 404 dead", "e2 #1 500 retry at 200"],
+                ["e2 #2 404 dead"],
+                {"endpoint": "shop", "attempts": 2, "last_status": 404, "died_at": 100000},
+                ["e1", "e2"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_replay_of_an_event_that_expired_while_held_gives_it_a_new_deadline() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": 20}],
+                ["disable", 0, "shop"],
+                ["enqueue", 0, "shop", "e1", [500]],
+                ["process", 20],
+                ["enable", 30, "shop", true],
+                ["status", 30, "e1"],
+                ["process", 49],
+                ["process", 50]
+            ]),
+            json!([
+                true,
+                true,
+                true,
+                "queued",
+                ["e1 expired"],
+                true,
+                {"state": "pending", "attempts": 0, "next_attempt_at": 30},
+                ["e1 #1 500 retry at 79"],
+                ["e1 expired"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_deadline_past_the_last_ts_is_never_reached() {
+        let max = 9_007_199_254_740_991_i64;
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": 10}],
+                ["disable", 0, "shop"],
+                ["enqueue", max - 10, "shop", "e1", [200]],
+                ["enqueue", max - 9, "shop", "e2", [200]],
+                ["process", max],
+                ["status", max, "e2"],
+                ["enable", max, "shop", false],
+                ["process", max]
+            ]),
+            json!([
+                true,
+                true,
+                true,
+                "queued",
+                "queued",
+                ["e1 expired"],
+                {"state": "held", "attempts": 0, "next_attempt_at": null},
+                true,
+                ["e2 #1 200 delivered"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn max_age_is_checked_before_the_endpoint_and_echoed_as_given() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "nope", {"attempts": 6, "waits": [30], "max_age": 0}],
+                ["set_policy", 0, "nope", {"attempts": 6, "waits": [30], "max_age": 1}],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": 31536000}],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": 31536001}],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": null}],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": "60"}],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "max_age": -60}],
+                ["policy", 0, "shop"],
+                ["set_policy", 0, "shop", null],
+                ["policy", 0, "shop"]
+            ]),
+            json!([
+                true,
+                "error: invalid policy",
+                "error: unknown endpoint",
+                true,
+                "error: invalid policy",
+                "error: invalid policy",
+                "error: invalid policy",
+                "error: invalid policy",
+                {"attempts": 6, "waits": [30], "max_age": 31536000},
+                true,
+                {"attempts": 6, "waits": [30, 60, 120, 240, 300]}
+            ]),
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! The retry schedule: an endpoint's retry policy (roadmap Part 4, with the failure threshold of
-//! Part 6 and the throttle of Part 9), the scripted outcome of an attempt with its optional
-//! Retry-After (Part 5), and what one attempt leads to. Values here are range-checked on
-//! construction, so the dispatcher can rely on them without re-checking.
+//! Part 6, the throttle of Part 9 and the maximum event age of Part 11), the scripted outcome of
+//! an attempt with its optional Retry-After (Part 5), and what one attempt leads to. Values here
+//! are range-checked on construction, so the dispatcher can rely on them without re-checking.
 
 use crate::error::Error;
 use crate::throttle::Throttle;
@@ -26,10 +26,13 @@ const RETRY_AFTER: std::ops::RangeInclusive<i64> = 0..=2_592_000;
 /// Bounds of a policy's `disable_after` (Part 6): consecutive failures before the endpoint is
 /// disabled automatically.
 const DISABLE_AFTER: std::ops::RangeInclusive<i64> = 1..=1000;
+/// Bounds of a policy's `max_age` (Part 11, `expiry.valid`): 1 s to 365 days, so a deadline
+/// (a `ts` plus it) stays far inside an `i64`.
+const MAX_AGE: std::ops::RangeInclusive<i64> = 1..=31_536_000;
 
-/// An endpoint's retry policy. It remembers whether `disable_on_gone`, `disable_after` and
-/// `throttle` were given at all, because the `policy` query echoes exactly the keys `set_policy`
-/// received, an explicit `false` included.
+/// An endpoint's retry policy. It remembers whether `disable_on_gone`, `disable_after`,
+/// `throttle` and `max_age` were given at all, because the `policy` query echoes exactly the
+/// keys `set_policy` received, an explicit `false` included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     attempts: u32,
@@ -40,6 +43,8 @@ pub struct Policy {
     disable_after: Option<u32>,
     /// Without it the endpoint is never throttled (`throttle.policy-key`).
     throttle: Option<Throttle>,
+    /// Without it the endpoint's events never expire (`expiry.policy-key`).
+    max_age: Option<i64>,
 }
 
 impl Default for Policy {
@@ -51,6 +56,7 @@ impl Default for Policy {
             disable_on_gone: None,
             disable_after: None,
             throttle: None,
+            max_age: None,
         }
     }
 }
@@ -81,7 +87,17 @@ impl Policy {
             disable_on_gone,
             disable_after,
             throttle,
+            max_age: None,
         })
+    }
+
+    /// The same policy with Part 11's `max_age` (`None`: the key was absent); a value out of
+    /// range is `invalid policy` (`expiry.valid`).
+    pub fn with_max_age(self, max_age: Option<i64>) -> Result<Policy, Error> {
+        if max_age.is_some_and(|age| !MAX_AGE.contains(&age)) {
+            return Err(Error::InvalidPolicy);
+        }
+        Ok(Policy { max_age, ..self })
     }
 
     pub fn attempts(&self) -> u32 {
@@ -105,6 +121,20 @@ impl Policy {
     /// `throttle` as given: `None` when the key was absent.
     pub fn throttle(&self) -> Option<Throttle> {
         self.throttle
+    }
+
+    /// `max_age` as given: `None` when the key was absent.
+    pub fn max_age(&self) -> Option<i64> {
+        self.max_age
+    }
+
+    /// The deadline of an event whose age starts at `ts` under this policy (`expiry.deadline`):
+    /// none without `max_age`, and none when it would be after the last `ts` there is, which
+    /// no `process` call can reach (`expiry.beyond-range`).
+    pub fn deadline_from(&self, ts: i64) -> Option<i64> {
+        self.max_age
+            .and_then(|age| ts.checked_add(age))
+            .filter(|&deadline| deadline <= MAX_SAFE_INTEGER)
     }
 
     /// Whether an endpoint whose failed attempt has just brought its count of consecutive
@@ -289,6 +319,34 @@ mod tests {
         assert!(p.disables_at(u64::MAX));
         // Without the key, never.
         assert!(!Policy::default().disables_at(u64::MAX));
+    }
+
+    #[test]
+    fn max_age_range_and_deadlines() {
+        let base = || Policy::new(6, vec![30], None, None, None).expect("valid");
+        for age in [0, -1, 31_536_001, i64::MAX, i64::MIN] {
+            assert_eq!(
+                base().with_max_age(Some(age)),
+                Err(Error::InvalidPolicy),
+                "{age}"
+            );
+        }
+        assert_eq!(Policy::default().max_age(), None);
+        assert_eq!(Policy::default().deadline_from(0), None);
+        let p = base().with_max_age(Some(1)).expect("valid");
+        assert_eq!((p.max_age(), p.deadline_from(-5)), (Some(1), Some(-4)));
+        let year = base().with_max_age(Some(31_536_000)).expect("valid");
+        assert_eq!(
+            year.deadline_from(MAX_SAFE_INTEGER - 31_536_000),
+            Some(MAX_SAFE_INTEGER)
+        );
+        // One second later the deadline would be past every `ts`: never reached.
+        assert_eq!(year.deadline_from(MAX_SAFE_INTEGER - 31_535_999), None);
+        assert_eq!(year.deadline_from(i64::MAX), None);
+        assert_eq!(
+            year.deadline_from(-MAX_SAFE_INTEGER),
+            Some(-MAX_SAFE_INTEGER + 31_536_000)
+        );
     }
 
     #[test]

@@ -22,6 +22,8 @@ const PROBES: u64 = 0x5052_4f42_4553_2121;
 const THROTTLE_PROBES: u64 = PROBES ^ 9;
 /// Part 8's, apart from all of the above for the same reason.
 const SIGNATURE_PROBES: u64 = PROBES ^ 8;
+/// Part 11's, likewise.
+const EXPIRY_PROBES: u64 = PROBES ^ 11;
 
 impl Generator {
     /// Case `index` of the run seeded with `seed` as the fuzzer sends it: [`Generator::case`]
@@ -32,7 +34,25 @@ impl Generator {
         // Last, so that the other probes are where they were before Parts 9 and 8.
         self.probe_throttle(&mut ops, seed, index);
         self.probe_signatures(&mut ops, seed, index);
+        self.probe_expiry(&mut ops, seed, index);
         ops
+    }
+
+    /// Without Part 11 and with Part 4, in a third of the cases, a policy with a `max_age`: no
+    /// key of the policy to it, so `"error: invalid policy"` (`expiry.parts`, a rule of the
+    /// roadmap's, so brief mode too). Without Part 4, `set_policy` is unknown anyway.
+    fn probe_expiry(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
+        if self.parts.contains(&Part::Expiry) || !self.parts.contains(&Part::Policy) {
+            return;
+        }
+        let mut p = Prng::new(case_seed(seed, index) ^ EXPIRY_PROBES);
+        if ops.is_empty() || !p.chance(33) {
+            return;
+        }
+        let (at, ts) = place(&mut p, ops);
+        let policy = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
+                            "max_age": 1 + p.below(100)});
+        ops.insert(at, json!(["set_policy", ts, "a", policy]));
     }
 
     /// Without Part 8, in a third of the cases, one of its operations: unknown
@@ -208,10 +228,11 @@ mod tests {
             Part::DeadLetters,
             Part::Signatures,
             Part::Throttle,
+            Part::Expiry,
         ];
-        for bits in 0..64u32 {
+        for bits in 0..128u32 {
             let mut parts = Part::BRIEF.to_vec();
-            parts.extend((0..6).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
+            parts.extend((0..7).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
             if Part::check_declared(&parts).is_err() {
                 continue;
             }
@@ -246,12 +267,14 @@ mod tests {
                         assert!(crate::fuzz::in_brief_domain(&case), "{sequence:?}");
                     }
                 }
-                // Part 9 is probed with a policy, which needs Part 4: without it, the probes of
-                // Part 4 show that `set_policy` is unknown.
+                // Parts 9 and 11 are probed with a policy, which needs Part 4: without it, the
+                // probes of Part 4 show that `set_policy` is unknown.
                 let expected: BTreeSet<Part> = roadmap
                     .into_iter()
                     .filter(|p| !parts.contains(p))
-                    .filter(|p| *p != Part::Throttle || parts.contains(&Part::Policy))
+                    .filter(|p| {
+                        !matches!(p, Part::Throttle | Part::Expiry) || parts.contains(&Part::Policy)
+                    })
                     .collect();
                 assert_eq!(probed, expected, "{parts:?}, brief {brief_only}");
             }

@@ -155,6 +155,19 @@ impl State {
                 map.insert("throttle".to_string(), throttle);
             }
         }
+        // Part 11's, last. Not in brief mode: which events expire when a policy changes, and
+        // where their records go among the attempts, are clarifications (`expiry.deadline`,
+        // `expiry.which`, `expiry.record`). Ages from a second to an hour: some events expire
+        // before their first attempt, some between retries, most never.
+        if self.expiry && !self.brief && self.p.chance(30) {
+            let age = *self
+                .p
+                .pick(&[1_i64, 2, 5, 30, 60, 100, 300, 3600])
+                .unwrap_or(&60);
+            if let Some(map) = policy.as_object_mut() {
+                map.insert("max_age".to_string(), json!(age));
+            }
+        }
         policy
     }
 
@@ -180,6 +193,10 @@ impl State {
         }
         if self.throttle {
             forms.extend([10, 10]);
+        }
+        // Part 11's bounds are a clarification (`expiry.valid`).
+        if self.expiry && !self.brief {
+            forms.extend([11, 11]);
         }
         let mut policy = self.valid_policy();
         let form = self.p.pick(&forms).copied().unwrap_or(0);
@@ -289,6 +306,24 @@ impl State {
             10 => {
                 let bad = self.bad_throttle();
                 map.insert("throttle".to_string(), bad);
+            }
+            11 => {
+                let bad = self
+                    .p
+                    .pick(&[
+                        json!(0),
+                        json!(-1),
+                        json!(31_536_001),
+                        json!("60"),
+                        json!(null),
+                        json!(true),
+                        json!([60]),
+                        json!(60.0),
+                        json!(1e3),
+                    ])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                map.insert("max_age".to_string(), bad);
             }
             _ => {
                 let (key, value) = self

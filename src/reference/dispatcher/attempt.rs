@@ -1,6 +1,7 @@
 //! One attempt and its record (`classify.*`, `retry.*`): what `process` returns. A head held
 //! back by its throttle (Part 9) is a record of `process` too, and comes the same way, with
-//! the outcome [`Outcome::Throttled`].
+//! the outcome [`Outcome::Throttled`], and so is an event dead of age (Part 11),
+//! [`Outcome::Expired`].
 
 use super::{EventKey, Ts};
 use std::fmt;
@@ -13,6 +14,9 @@ pub enum Outcome {
     /// Not an attempt: the head found no token and is due when the next one comes
     /// (`throttle.throttled`); its `number` is the attempts made so far and its `status` 0.
     Throttled(Ts),
+    /// Not an attempt either: the event died of age (`expiry.expire`); its `number` is the
+    /// attempts it made and its `status` 0.
+    Expired,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +44,15 @@ impl fmt::Display for Record<'_> {
         if let Outcome::Throttled(until) = a.outcome {
             return write!(f, "{} throttled until {until}", self.id);
         }
+        if a.outcome == Outcome::Expired {
+            return write!(f, "{} expired", self.id);
+        }
         write!(f, "{} #{} {} ", self.id, a.number, a.status)?;
         match a.outcome {
             Outcome::Delivered => f.write_str("delivered"),
             Outcome::RetryAt(due) => write!(f, "retry at {due}"),
             Outcome::Dead => f.write_str("dead"),
-            Outcome::Throttled(_) => Ok(()),
+            Outcome::Throttled(_) | Outcome::Expired => Ok(()),
         }
     }
 }

@@ -17,8 +17,11 @@ pub struct EndpointReport {
 pub struct DeadLetter {
     pub event: EventKey,
     pub attempts: u32,
-    pub last_status: u16,
+    /// `None` for an event that expired before any attempt (`expiry.dead-letter`).
+    pub last_status: Option<u16>,
     pub died_at: Ts,
+    /// It died of age (Part 11): its details carry the reason (`expiry.reason-key`).
+    pub expired: bool,
 }
 
 impl Dispatcher {
@@ -39,11 +42,13 @@ impl Dispatcher {
             return Err(Error::NotDead);
         };
         let (_, died_at) = self.dead_letters.get(letter).ok_or(Error::NotDead)?;
+        let attempts = u32::from(event.attempts);
         Ok(DeadLetter {
             event: key,
-            attempts: u32::from(event.attempts),
-            last_status: event.script.for_attempt(u32::from(event.attempts)),
+            attempts,
+            last_status: (attempts > 0).then(|| event.script.for_attempt(attempts)),
             died_at,
+            expired: self.deadlines.expired(key),
         })
     }
 }

@@ -129,10 +129,19 @@ impl Endpoint {
         }
     }
 
+    /// Takes a pending event out wherever it is (`expiry.which`): found by binary search, as
+    /// pending events are in enqueue order, and usually near the front, the oldest.
+    pub fn remove_pending(&mut self, key: EventKey) {
+        if let Ok(at) = self.pending.binary_search(&key) {
+            self.pending.remove(at);
+        }
+    }
+
     /// Puts revived events back among the pending ones by enqueue order (`pause.replay-order`).
-    /// A dead event died as the head, after every earlier event settled, so revived events
-    /// usually all precede the pending ones and each goes to the front in O(1); only after a
-    /// `recover` that revived some of them does one land further in, found by binary search.
+    /// An event killed by an attempt died as the head, after every earlier event settled, so
+    /// revived events usually all precede the pending ones and each goes to the front in O(1);
+    /// only after a `recover` that revived some of them, or an expiry behind the head, does one
+    /// land further in, found by binary search.
     pub fn revive(&mut self, mut keys: Vec<EventKey>) {
         keys.sort_unstable();
         for key in keys.into_iter().rev() {

@@ -10,6 +10,7 @@ mod dead_letter;
 mod endpoint;
 mod error;
 mod event;
+mod expiry;
 mod ids;
 mod letters;
 mod outcome;
@@ -28,7 +29,7 @@ pub use event::EventKey;
 pub(crate) use outcome::INLINE as INLINE_STATUSES;
 pub use outcome::MAX_RETRY_AFTER;
 pub use outcome::{Class, Outcomes, classify};
-pub use policy::{MAX_ATTEMPTS, MAX_WAIT, RetryPolicy};
+pub use policy::{MAX_AGE, MAX_ATTEMPTS, MAX_WAIT, RetryPolicy};
 pub use signatures::{GRACE, Headers, KEEP, Key, TOLERANCE, Verification, verify};
 pub use status::{State, Status};
 pub use throttle::{MAX_BURST, Throttle};
@@ -81,6 +82,8 @@ pub struct Dispatcher {
     throttled_ever: bool,
     /// Whether a secret was ever set (Part 8): until then, no attempt looks for signers.
     signed_ever: bool,
+    /// The events' deadlines (Part 11).
+    deadlines: expiry::Deadlines,
     /// Heads throttled until the very `ts` of the `process` call under way (only at the end of
     /// time, `throttle.beyond-range`): they go back into `ready` once the call is over, as a
     /// head is picked at most once per call.
@@ -133,6 +136,9 @@ impl Dispatcher {
         // A new event is the last in enqueue order, so it is the head only of an empty queue.
         if ep.pending.len() == 1 && !ep.is_disabled() {
             self.ready.push(Reverse(Due::new(ts, key)));
+        }
+        if ep.policy.as_deref().is_some_and(|p| p.max_age().is_some()) {
+            self.start_age(key, ts);
         }
         Ok(key)
     }

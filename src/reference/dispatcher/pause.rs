@@ -81,6 +81,8 @@ impl Dispatcher {
             .forget(count, |letter, (key, _)| is_dead_as(events, letter, key));
         for &key in &keys {
             self.signed_forget(key);
+            // `expiry.revive`: a fresh age, under the policy in force now.
+            self.start_age(key, ts);
         }
         self.endpoints[endpoint.index()].revive(keys);
         count

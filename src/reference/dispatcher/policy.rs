@@ -13,6 +13,8 @@ pub const MAX_ATTEMPTS: u32 = 100;
 pub const MAX_WAIT: u32 = 2_592_000;
 /// `auto.policy-key`: the largest `disable_after`.
 pub const MAX_DISABLE_AFTER: u32 = 1000;
+/// `expiry.valid`: the largest `max_age` (365 days).
+pub const MAX_AGE: u32 = 31_536_000;
 
 const BRIEF_WAITS: [u32; 5] = [30, 60, 120, 240, 300];
 
@@ -27,6 +29,8 @@ pub struct RetryPolicy {
     disable_after: Option<u32>,
     /// `throttle.policy-key`: the endpoint's token bucket, when given.
     throttle: Option<Throttle>,
+    /// `expiry.policy-key`: the age after which an event dies, when given.
+    max_age: Option<u32>,
 }
 
 /// The default policy, shared by every endpoint that has none of its own.
@@ -36,6 +40,7 @@ pub static DEFAULT: RetryPolicy = RetryPolicy {
     disable_on_gone: None,
     disable_after: None,
     throttle: None,
+    max_age: None,
 };
 
 impl Default for RetryPolicy {
@@ -61,6 +66,7 @@ impl RetryPolicy {
             disable_on_gone: None,
             disable_after: None,
             throttle: None,
+            max_age: None,
         })
     }
 
@@ -89,6 +95,22 @@ impl RetryPolicy {
             throttle: Some(Throttle::new(burst, interval)?),
             ..self
         })
+    }
+
+    /// The same policy with a `max_age`: 1 to [`MAX_AGE`] (`expiry.valid`).
+    pub fn with_max_age(self, age: u32) -> Result<Self, Error> {
+        if !(1..=MAX_AGE).contains(&age) {
+            return Err(Error::InvalidPolicy);
+        }
+        Ok(RetryPolicy {
+            max_age: Some(age),
+            ..self
+        })
+    }
+
+    /// The `max_age`, when the policy gives one (`expiry.policy-key`).
+    pub fn max_age(&self) -> Option<u32> {
+        self.max_age
     }
 
     /// The throttle, when the policy gives one.
@@ -184,5 +206,24 @@ mod tests {
             (Some(false), false)
         );
         assert!(p.with_disable_on_gone(true).disables_on_gone());
+    }
+
+    #[test]
+    fn bounds_of_a_max_age() {
+        let p = RetryPolicy::new(2, vec![5]).expect("valid");
+        assert_eq!(p.max_age(), None);
+        for age in [1, MAX_AGE] {
+            assert_eq!(
+                p.clone().with_max_age(age).map(|p| p.max_age()),
+                Ok(Some(age))
+            );
+        }
+        for age in [0, MAX_AGE + 1, u32::MAX] {
+            assert_eq!(
+                p.clone().with_max_age(age),
+                Err(Error::InvalidPolicy),
+                "{age}"
+            );
+        }
     }
 }

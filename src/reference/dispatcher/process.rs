@@ -20,18 +20,23 @@ impl Dispatcher {
     pub fn process_with(&mut self, ts: Ts, sink: impl FnMut(Attempt)) {
         // Two copies of the loop: a run that never set a throttle or a secret (the brief's
         // Parts 1 to 3, the usual case) runs the loop it had before Parts 8 and 9, with none
-        // of their checks; measured, those checks cost 4% of such a run's time.
-        if self.throttled_ever || self.signed_ever {
+        // of their checks; measured, those checks cost 4% of such a run's time. Part 11's
+        // deadlines join them.
+        if self.throttled_ever || self.signed_ever || !self.deadlines.is_empty() {
             self.process_loop::<true>(ts, sink);
         } else {
             self.process_loop::<false>(ts, sink);
         }
     }
 
-    /// `process`; `EXTRAS` when a throttle (Part 9) or a secret (Part 8) was ever set.
+    /// `process`; `EXTRAS` when a throttle (Part 9) or a secret (Part 8) was ever set, or a
+    /// deadline (Part 11) is pending.
     fn process_loop<const EXTRAS: bool>(&mut self, ts: Ts, mut sink: impl FnMut(Attempt)) {
         if EXTRAS && self.throttled_ever {
             self.calls.record(ts);
+        }
+        if EXTRAS && !self.deadlines.is_empty() {
+            self.expire(ts, &mut sink);
         }
         while let Some(&Reverse(entry)) = self.ready.peek() {
             let (due_at, key) = entry.parts();
@@ -205,8 +210,9 @@ impl Dispatcher {
                 self.endpoints[endpoint.index()].bury(key, letter, ts);
                 self.finish(key);
             }
-            // An attempt never comes out throttled: `hold_back` makes those records.
-            Outcome::Throttled(_) => {}
+            // An attempt never comes out throttled or expired: `hold_back` and `expire` make
+            // those records.
+            Outcome::Throttled(_) | Outcome::Expired => {}
         }
         if signing {
             self.note_signers(key, number, ts);

@@ -515,8 +515,8 @@ fn outcome_values(items: &[Value]) -> Result<Outcomes, Error> {
 }
 
 /// A policy object (`policy.valid`, `policy.strict`, `gone.policy-key`, `auto.policy-key`,
-/// `throttle.policy-key`): `attempts` and `waits` required, `disable_on_gone`, `disable_after`
-/// and `throttle` optional, no other key.
+/// `throttle.policy-key`, `expiry.policy-key`): `attempts` and `waits` required,
+/// `disable_on_gone`, `disable_after`, `throttle` and `max_age` optional, no other key.
 fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
     // Beyond u32 is out of range as surely as beyond the policy's own bounds.
     let small = |v: &Value| {
@@ -525,7 +525,7 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
             .ok_or(Error::InvalidPolicy)
     };
     let (mut attempts, mut waits, mut gone, mut threshold) = (None, None, None, None);
-    let mut throttle = None;
+    let (mut throttle, mut max_age) = (None, None);
     for (key, value) in map {
         match (key.as_str(), value) {
             ("attempts", v) => attempts = Some(small(v)?),
@@ -538,6 +538,7 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
             }
             ("disable_on_gone", Value::Bool(flag)) => gone = Some(*flag),
             ("disable_after", v) => threshold = Some(small(v)?),
+            ("max_age", v) => max_age = Some(small(v)?),
             // `throttle.valid`: exactly `burst` and `interval`.
             ("throttle", Value::Object(t)) => {
                 let (mut burst, mut interval) = (None, None);
@@ -565,6 +566,9 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
     }
     if let Some((burst, interval)) = throttle {
         policy = policy.with_throttle(burst, interval)?;
+    }
+    if let Some(age) = max_age {
+        policy = policy.with_max_age(age)?;
     }
     Ok(policy)
 }

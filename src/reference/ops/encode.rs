@@ -51,9 +51,15 @@ impl Reply<'_> {
                 out.extend_from_slice(b",\"attempts\":");
                 write_int(out, i64::from(l.attempts));
                 out.extend_from_slice(b",\"last_status\":");
-                write_int(out, i64::from(l.last_status));
+                match l.last_status {
+                    Some(status) => write_int(out, i64::from(status)),
+                    None => out.extend_from_slice(b"null"),
+                }
                 out.extend_from_slice(b",\"died_at\":");
                 write_int(out, l.died_at);
+                if l.expired {
+                    out.extend_from_slice(b",\"reason\":\"expired\"");
+                }
                 out.push(b'}');
             }
             Reply::Count(n) => write_int(out, i64::try_from(*n).unwrap_or(i64::MAX)),
@@ -122,6 +128,9 @@ impl Reply<'_> {
                 m.insert("attempts".into(), Value::from(l.attempts));
                 m.insert("last_status".into(), Value::from(l.last_status));
                 m.insert("died_at".into(), Value::from(l.died_at));
+                if l.expired {
+                    m.insert("reason".into(), Value::from("expired"));
+                }
                 Value::Object(m)
             }
             Reply::Count(n) => Value::from(*n),
@@ -147,6 +156,9 @@ impl Reply<'_> {
                         "throttle".into(),
                         serde_json::json!({"burst": t.burst(), "interval": t.interval()}),
                     );
+                }
+                if let Some(age) = p.max_age() {
+                    m.insert("max_age".into(), Value::from(age));
                 }
                 Value::Object(m)
             }
@@ -184,6 +196,10 @@ fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
             tail.int(until);
             tail.put(b" throttled until ");
             out.extend_from_slice(tail.bytes());
+            return;
+        }
+        Outcome::Expired => {
+            out.extend_from_slice(b" expired\"");
             return;
         }
         Outcome::Delivered => tail.put(b" delivered\""),
@@ -294,6 +310,10 @@ fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
         out.extend_from_slice(b",\"interval\":");
         write_int(out, i64::from(t.interval()));
         out.push(b'}');
+    }
+    if let Some(age) = p.max_age() {
+        out.extend_from_slice(b",\"max_age\":");
+        write_int(out, i64::from(age));
     }
     out.push(b'}');
 }
