@@ -14,8 +14,8 @@
 //! buffers. The outputs of hookcheck and of the Python peer are compared byte for byte.
 //!
 //! `cargo bench --bench run` (all sizes); `cargo bench --bench run -- 100000` (one size);
-//! `--no-python` leaves the peer out; `--mix brief`, `--mix policy`, `--mix incidents` or `--mix
-//! throttle` runs one workload only.
+//! `--no-python` leaves the peer out; `--mix brief`, `--mix policy`, `--mix incidents`, `--mix
+//! throttle` or `--mix breaker` runs one workload only.
 //! Workloads are written to `target/bench-run/`.
 //!
 //! The `brief` workload follows the mix measured on a user's input: 2,000 endpoints; per event,
@@ -30,6 +30,10 @@
 //! in the last 2,000 s) are asked in place of some enables. The `throttle` workload is the brief's
 //! mix under Part 9: every endpoint has a token bucket (a burst of 1 to 6, one token every 1 to
 //! 10 s), so that bursts of events on one endpoint are throttled and wait for their tokens. The
+//! `breaker` workload is the brief's mix under Part 10 on 1,000 endpoints, each with a circuit
+//! breaker (3 failures in 60 s open it for 30 to 120 s, 1 to 3 probes close it), a tenth of
+//! them at a time failing every attempt for 500 s, as in `incidents`: their breakers open,
+//! hold their heads, probe, reopen and close as they flap. The
 //! Python peer implements the brief only, so it runs on the `brief` workload alone.
 
 mod common;
@@ -50,6 +54,7 @@ enum Mix {
     Policy,
     Incidents,
     Throttle,
+    Breaker,
 }
 
 impl Mix {
@@ -59,6 +64,7 @@ impl Mix {
             Mix::Policy => "policy",
             Mix::Incidents => "incidents",
             Mix::Throttle => "throttle",
+            Mix::Breaker => "breaker",
         }
     }
 }
@@ -109,7 +115,12 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
         let _ = writeln!(lines, "{op}");
         count += 1;
     };
-    for ep in 0..ENDPOINTS {
+    let endpoints = if mix == Mix::Breaker {
+        1_000
+    } else {
+        ENDPOINTS
+    };
+    for ep in 0..endpoints {
         emit(&format!(
             r#"["register",0,"ep-{ep}","https://ep-{ep}.example/hooks"]"#
         ));
@@ -125,17 +136,25 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
                 1 + p.below(6),
                 1 + p.below(10)
             )),
+            Mix::Breaker => emit(&format!(
+                r#"["set_policy",0,"ep-{ep}",{{"attempts":4,"waits":[20,60,180],"breaker":{{"failures":3,"window":60,"open_for":{},"probes":{}}}}}]"#,
+                30 + 30 * p.below(4),
+                1 + p.below(3)
+            )),
         }
     }
     let (mut ts, mut enqueued) = (0i64, 0u64);
     let mut op = String::new();
     while enqueued < events {
         op.clear();
-        let ep = p.below(ENDPOINTS);
+        let ep = p.below(endpoints);
         // Weights per 247 operations: 100 enqueue, 110 process, 25 status, 7 disable, 5 enable.
         match p.below(247) {
             // Incidents: a tenth of the endpoints fail everything for a while, in turn.
-            0..=99 if mix == Mix::Incidents && (ep + ts as u64 / 500).is_multiple_of(10) => {
+            0..=99
+                if matches!(mix, Mix::Incidents | Mix::Breaker)
+                    && (ep + ts as u64 / 500).is_multiple_of(10) =>
+            {
                 let _ = write!(
                     op,
                     r#"["enqueue",{ts},"ep-{ep}","evt-{enqueued}",[503,503,500,500]]"#
@@ -161,7 +180,7 @@ fn generate(events: u64, dir: &Path, mix: Mix) -> u64 {
                     _ => &[408, 204],
                 };
                 let outcomes: Vec<String> = match mix {
-                    Mix::Brief | Mix::Incidents | Mix::Throttle => {
+                    Mix::Brief | Mix::Incidents | Mix::Throttle | Mix::Breaker => {
                         statuses.iter().map(u16::to_string).collect()
                     }
                     Mix::Policy => statuses.iter().map(|s| outcome(&mut p, *s)).collect(),
@@ -367,9 +386,18 @@ fn main() {
             Some("policy") => vec![Mix::Policy],
             Some("incidents") => vec![Mix::Incidents],
             Some("throttle") => vec![Mix::Throttle],
-            other => panic!("--mix takes brief, policy, incidents or throttle, not {other:?}"),
+            Some("breaker") => vec![Mix::Breaker],
+            other => {
+                panic!("--mix takes brief, policy, incidents, throttle or breaker, not {other:?}")
+            }
         },
-        None => vec![Mix::Brief, Mix::Policy, Mix::Incidents, Mix::Throttle],
+        None => vec![
+            Mix::Brief,
+            Mix::Policy,
+            Mix::Incidents,
+            Mix::Throttle,
+            Mix::Breaker,
+        ],
     };
     let sizes: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let sizes = if sizes.is_empty() {

@@ -1060,8 +1060,8 @@ mod part_tests {
     #[test]
     fn parts_are_numbered_named_and_read_back() {
         let numbers: Vec<usize> = Part::ALL.iter().map(|p| p.number()).collect();
-        // In number order; Part 10 (the breaker) is not built yet.
-        assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
+        // In number order.
+        assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
         for p in Part::ALL {
             assert_eq!(Part::parse(p.as_str()), Some(p));
         }
@@ -1105,6 +1105,8 @@ mod part_tests {
                  (Part 6) builds on `policy` (Part 4), which is not declared: declare it too, \
                  or leave `auto-disable` out; part `throttle` (Part 9) builds on `policy` \
                  (Part 4), which is not declared: declare it too, or leave `throttle` out; \
+                 part `breaker` (Part 10) builds on `policy` (Part 4), which is not declared: \
+                 declare it too, or leave `breaker` out; \
                  part `expiry` (Part 11) builds on `policy` (Part 4), which is not declared: \
                  declare it too, or leave `expiry` out"
                     .to_string()

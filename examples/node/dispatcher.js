@@ -3,7 +3,7 @@
  * Webhook dispatcher simulation (Node.js, CommonJS, no dependencies).
  *
  * Implements the brief "Webhook Dispatcher: Retries, Ordering and Pausing"
- * (Parts 1-3) and the roadmap's Parts 4 to 9 and 11, as settled by
+ * (Parts 1-3) and the roadmap's Parts 4 to 11, as settled by
  * spec/dispatcher.md:
  *   - retries: at most 6 attempts, waits 30, 60, 120, 240, 300 seconds;
  *   - ordering: per-endpoint FIFO, an event waits behind earlier pending ones;
@@ -32,6 +32,15 @@
  *     counted from the set (at most B); every attempt takes one, and a due
  *     head that finds none is recorded "<id> throttled until <T>" and is due
  *     at T, the next token's time, without being an attempt;
+ *   - breaker (Part 10): a policy's "breaker": {failures: F, window: W,
+ *     open_for: O, probes: P} gives the endpoint a circuit breaker, closed
+ *     when set; a failed attempt opens it until ts + O when the F-th most
+ *     recent failure since the set or last close was less than W seconds
+ *     before; while open a due head is recorded "<id> held until <T>" and is
+ *     due at T, without being an attempt; from T on it is half-open: a failed
+ *     probe opens it again, P successful probes in a row close it; a T past
+ *     2^53 - 1 is shown as 2^53 - 1 and never reached; `endpoint` shows it as
+ *     {state, until};
  *   - expiry (Part 11): a policy's "max_age": A gives each event a deadline,
  *     its age start (its enqueue, or the replay or recover that last revived
  *     it) plus the A then in force; every process call first expires, in
@@ -46,7 +55,8 @@
  * the roadmap's Part 9 paragraph and spec section 15 (and the sections it
  * refers to); Part 8 likewise, from the roadmap's Part 8 paragraph and spec
  * section 16 (first drafted in spec/drafts/signatures/); Part 11 likewise,
- * from spec section 17 and the sections it refers to.
+ * from spec section 17 and the sections it refers to; Part 10 likewise, from
+ * spec section 18 and the sections it refers to.
  *
  * run(operations) executes [name, ts, ...args] operations against a fresh
  * dispatcher and returns one result per operation; errors are returned as
@@ -85,7 +95,14 @@
  *     events) dropped as they come up; a process call pops the entries due at
  *     its ts and sorts the expiring events by enqueue order, and the endpoint
  *     heaps track each event's position, so an event leaves its endpoint's
- *     queue from any place in O(log n). A call with nothing expiring costs O(1).
+ *     queue from any place in O(log n). A call with nothing expiring costs O(1);
+ *   - a breaker (Part 10) keeps its open-until time T (null while closed;
+ *     open or half-open is read from T and the ts, so no call visits it to
+ *     turn it half-open), its successful probes in a row, and a ring of the
+ *     times of its last F failures since the set or last close: O(1) per
+ *     attempt and per picked head. Events held back by the throttle or the
+ *     breaker since their last attempt (its "parked" events) are released
+ *     together by set_policy.
  * Due times are plain numbers: every ts is a safe integer (op.ts-range) and a
  * retry that would fall due after 2^53 - 1 kills the event instead
  * (retry.beyond-range), so every stored due time is exact in a double; so is
@@ -94,12 +111,14 @@
 
 const crypto = require('node:crypto');
 
-const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters', 'signatures', 'throttle', 'expiry'];
+const HOOKCHECK_PARTS = ['retries', 'ordering', 'pause', 'policy', 'retry-after', 'auto-disable', 'dead-letters', 'signatures', 'throttle', 'breaker', 'expiry'];
 // Part 8 is offered exactly when declared: without it set_secret, signature
 // and verify are unknown operations and enqueue takes no payload (sig.absent).
 const SIGNATURES = HOOKCHECK_PARTS.includes('signatures');
 // Part 11 likewise: without it max_age is no key of the policy (expiry.parts).
 const EXPIRY = HOOKCHECK_PARTS.includes('expiry');
+// Part 10 likewise: without it breaker is no key of the policy (breaker.parts).
+const BREAKER = HOOKCHECK_PARTS.includes('breaker');
 
 // The brief's schedule, the default policy: 6 attempts; the first wait is 30 s
 // and doubles after every further failure, capped at 300 s: 30, 60, 120, 240, 300.
@@ -115,9 +134,13 @@ const MAX_WAIT_SECONDS = 2592000; // 30 days, for policy waits and retry_after
 const MAX_DISABLE_AFTER = 1000;
 const MAX_BURST = 1000000; // throttle.valid; the interval's bound is MAX_WAIT_SECONDS
 const MAX_AGE_SECONDS = 31536000; // 365 days (expiry.valid)
+const MAX_BREAKER_FAILURES = 1000; // breaker.valid; window and open_for are bounded by MAX_WAIT_SECONDS
+const MAX_BREAKER_PROBES = 100;
 const POLICY_KEYS = new Set(['attempts', 'waits', 'disable_on_gone', 'disable_after', 'throttle']);
 if (EXPIRY) POLICY_KEYS.add('max_age'); // a key only of a policy of Part 11 (expiry.parts)
+if (BREAKER) POLICY_KEYS.add('breaker'); // a key only of a policy of Part 10 (breaker.parts)
 const THROTTLE_KEYS = new Set(['burst', 'interval']);
+const BREAKER_KEYS = new Set(['failures', 'window', 'open_for', 'probes']);
 const OUTCOME_KEYS = new Set(['status', 'retry_after']);
 
 // Part 8 (signatures).
@@ -295,7 +318,21 @@ function isValidThrottle(value) {
   return isIntInRange(value.burst, 1, MAX_BURST) && isIntInRange(value.interval, 1, MAX_WAIT_SECONDS);
 }
 
-/** A retry policy (Parts 4 to 6, 9 and 11), or null for the default policy. */
+/**
+ * A breaker (Part 10): exactly {failures, window, open_for, probes}, failures 1 to 1000,
+ * window and open_for 1 to 30 days, probes 1 to 100 (breaker.valid).
+ */
+function isValidBreaker(value) {
+  if (!isPlainObject(value) || !hasOnlyKeys(value, BREAKER_KEYS, Array.from(BREAKER_KEYS))) return false;
+  return (
+    isIntInRange(value.failures, 1, MAX_BREAKER_FAILURES) &&
+    isIntInRange(value.window, 1, MAX_WAIT_SECONDS) &&
+    isIntInRange(value.open_for, 1, MAX_WAIT_SECONDS) &&
+    isIntInRange(value.probes, 1, MAX_BREAKER_PROBES)
+  );
+}
+
+/** A retry policy (Parts 4 to 6 and 9 to 11), or null for the default policy. */
 function isValidPolicy(value) {
   if (value === null) return true;
   if (!isPlainObject(value)) return false;
@@ -307,6 +344,7 @@ function isValidPolicy(value) {
   if (Object.hasOwn(value, 'disable_on_gone') && typeof value.disable_on_gone !== 'boolean') return false;
   if (Object.hasOwn(value, 'disable_after') && !isIntInRange(value.disable_after, 1, MAX_DISABLE_AFTER)) return false;
   if (Object.hasOwn(value, 'max_age') && !isIntInRange(value.max_age, 1, MAX_AGE_SECONDS)) return false;
+  if (Object.hasOwn(value, 'breaker') && !isValidBreaker(value.breaker)) return false;
   return !Object.hasOwn(value, 'throttle') || isValidThrottle(value.throttle);
 }
 
@@ -453,13 +491,18 @@ class RetryPolicy {
     return Object.hasOwn(this.given, 'throttle') ? this.given.throttle : null;
   }
 
+  /** The breaker as given ({failures, window, open_for, probes}), or null without one (Part 10). */
+  get breaker() {
+    return Object.hasOwn(this.given, 'breaker') ? this.given.breaker : null;
+  }
+
   /** The maximum event age A in seconds (Part 11), or null: events never expire. */
   get maxAge() {
     return Object.hasOwn(this.given, 'max_age') ? this.given.max_age : null;
   }
 }
 
-/** A copy of a policy value: waits (a list) and throttle (an object) are copied, not shared. */
+/** A copy of a policy value: waits (a list), throttle and breaker (objects) are copied, not shared. */
 function copyValue(value) {
   if (Array.isArray(value)) return value.slice();
   if (isPlainObject(value)) return { ...value };
@@ -539,6 +582,95 @@ class TokenBucket {
   nextTokenAt() {
     const next = this.anchor + ((this.countedTo - this.anchor) / this.interval + 1n) * this.interval;
     return next > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(next);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Circuit breaker (Part 10)
+
+/**
+ * An endpoint's circuit breaker, closed when set (breaker.set). `until` is the
+ * time T while open or half-open, null while closed: it is open for a ts
+ * before T and half-open from T on, whatever probes were made before
+ * (breaker.states, breaker.states-time, breaker.report-time), so nothing has
+ * to visit it when T comes. When ts + O is past 2^53 - 1 (not exact in a
+ * double), `until` shows the limit and `beyond` is set: no ts reaches the real
+ * T, so it stays open at every later ts, the limit included
+ * (breaker.beyond-range). `failureTimes` is a ring of
+ * the times of the last F failures since the set or the last close
+ * (breaker.window), in operation order; only those are needed to decide an
+ * opening. It grows with the failures, so a breaker costs nothing until its
+ * endpoint fails.
+ */
+class CircuitBreaker {
+  constructor(breaker) {
+    this.failures = breaker.failures;
+    this.window = breaker.window;
+    this.openFor = breaker.open_for;
+    this.probes = breaker.probes;
+    this.until = null; // T as shown (clamped to 2^53 - 1); null while closed
+    this.beyond = false; // the real T is past 2^53 - 1: open for every ts (breaker.beyond-range)
+    this.successes = 0; // successful probes in a row in this half-open stretch
+    this.failureTimes = []; // at most F; ts are safe integers, exact in a double
+    this.nextSlot = 0; // once the ring is full: the slot of the oldest, which the next failure takes
+  }
+
+  /**
+   * Whether it is open at `ts`: T not reached (breaker.states-time), or never reachable
+   * (breaker.beyond-range). A head picked while open is held (breaker.held); an attempt that
+   * opens it makes T later than its ts (O >= 1), so it is open for the rest of that call.
+   */
+  isOpen(ts) {
+    return this.until !== null && (this.beyond || ts < this.until);
+  }
+
+  /** The `endpoint` report of it at `ts` (breaker.report, breaker.report-time). */
+  report(ts) {
+    if (this.until === null) return { state: 'closed', until: null };
+    if (this.isOpen(ts)) return { state: 'open', until: this.until };
+    return { state: 'half-open', until: null };
+  }
+
+  /** Open (again) at a failure at `ts`: until ts + O, shown clamped to 2^53 - 1. */
+  open(ts) {
+    // Compared before adding: ts + O is exact only up to 2^53 - 1 (breaker.beyond-range).
+    this.beyond = ts > Number.MAX_SAFE_INTEGER - this.openFor;
+    this.until = this.beyond ? Number.MAX_SAFE_INTEGER : ts + this.openFor;
+    this.successes = 0;
+  }
+
+  /**
+   * An attempt was made at `ts` (it is not held, so the breaker is closed or half-open): a failure
+   * opens it by the window while closed, and again while half-open; a success while half-open is
+   * a probe that closes it after P in a row, forgetting the failures (breaker.close).
+   */
+  recordAttempt(ts, failed) {
+    if (this.until === null) {
+      if (!failed) return; // successes change nothing while closed
+      const times = this.failureTimes;
+      if (times.length < this.failures) {
+        times.push(ts);
+      } else {
+        times[this.nextSlot] = ts;
+        this.nextSlot = (this.nextSlot + 1) % this.failures;
+      }
+      // F failures counted: the oldest of the ring (at nextSlot) is the F-th most recent,
+      // this one being the first; it counts while less than W seconds before ts.
+      if (times.length === this.failures && ts - times[this.nextSlot] < this.window) this.open(ts);
+      return;
+    }
+    if (failed) {
+      this.open(ts);
+      return;
+    }
+    this.successes += 1;
+    if (this.successes >= this.probes) {
+      this.until = null;
+      this.beyond = false;
+      this.successes = 0;
+      this.failureTimes = []; // the failures counted so far are forgotten (breaker.close)
+      this.nextSlot = 0;
+    }
   }
 }
 
@@ -669,8 +801,10 @@ class Endpoint {
     this.dead = new DeadList(); // dead-lettered events, in death order
     this.headToken = 0; // changes whenever the scheduled head entry becomes stale
     this.bucket = null; // a TokenBucket while the policy has a throttle (Part 9)
-    // Events throttled since their last attempt, enable or set_policy (throttle.release).
-    this.throttled = new Set();
+    this.breaker = null; // a CircuitBreaker while the policy has a breaker (Part 10)
+    // Events throttled (Part 9) or held by the breaker (Part 10) since their last attempt,
+    // expiry, enable or set_policy: set_policy releases them (throttle.release, breaker.set).
+    this.parked = new Set();
     this.secret = null; // Part 8: the current secret, { text, key }, or null before any
     this.previous = []; // Part 8: retired secrets { text, key, retiredAt }, oldest first (at most 10)
   }
@@ -764,9 +898,10 @@ class Dispatcher {
     this.processCalls.record(ts);
     const records = [];
     this.expire(ts, records); // expiry.record: before any attempt
-    // Endpoints whose head was throttled in this call: their head is scheduled again only after
-    // the call, so it is never picked twice in one call (throttle.record, throttle.beyond-range).
-    const throttledNow = [];
+    // Endpoints whose head was throttled or held in this call: their head is scheduled again only
+    // after the call, so it is never picked twice in one call (throttle.record,
+    // throttle.beyond-range, breaker.record, breaker.beyond-range).
+    const parkedNow = [];
     while (this.heads.size > 0) {
       const entry = this.heads.peek();
       if (!this.isLive(entry)) {
@@ -776,11 +911,17 @@ class Dispatcher {
       if (entry.due > ts) break;
       this.heads.pop();
       const endpoint = entry.endpoint;
+      // The breaker first: a held head takes no token (breaker.with-throttle).
+      if (endpoint.breaker !== null && endpoint.breaker.isOpen(ts)) {
+        this.hold(endpoint, records);
+        parkedNow.push(endpoint);
+        continue;
+      }
       if (endpoint.bucket !== null) {
         endpoint.bucket.refill(this.processCalls);
         if (endpoint.bucket.tokens === 0) {
           this.throttle(endpoint, records);
-          throttledNow.push(endpoint);
+          parkedNow.push(endpoint);
           continue;
         }
         endpoint.bucket.tokens -= 1; // every attempt, first or retry, takes one token
@@ -788,7 +929,7 @@ class Dispatcher {
       this.attempt(endpoint, ts, records);
       this.scheduleHead(endpoint);
     }
-    for (const endpoint of throttledNow) this.scheduleHead(endpoint);
+    for (const endpoint of parkedNow) this.scheduleHead(endpoint);
     return records;
   }
 
@@ -809,7 +950,7 @@ class Dispatcher {
       const endpoint = event.endpoint;
       const wasHead = endpoint.head() === event;
       endpoint.pending.remove(event);
-      endpoint.throttled.delete(event);
+      endpoint.parked.delete(event);
       // Not an attempt: attempts, outcomes, the failure count and the tokens stay (expiry.not-attempt).
       this.bury(event, ts, event.lastAttemptStatus(), true);
       records.push(`${event.id} expired`);
@@ -834,8 +975,20 @@ class Dispatcher {
   throttle(endpoint, records) {
     const event = endpoint.head();
     event.due = endpoint.bucket.nextTokenAt();
-    endpoint.throttled.add(event);
+    endpoint.parked.add(event);
     records.push(`${event.id} throttled until ${event.due}`);
+  }
+
+  /**
+   * The breaker is open: the head is not attempted (attempt count, outcomes, retry schedule,
+   * failure count and tokens untouched) and is due when the breaker turns half-open: at 2^53 - 1
+   * when that is past it, held again at every later call (breaker.beyond-range).
+   */
+  hold(endpoint, records) {
+    const event = endpoint.head();
+    event.due = endpoint.breaker.until;
+    endpoint.parked.add(event);
+    records.push(`${event.id} held until ${event.due}`);
   }
 
   /** Attempt the endpoint's head event at time `now`, appending its record(s) to `records`. */
@@ -843,7 +996,7 @@ class Dispatcher {
     const event = endpoint.head();
     const { status: code, retryAfter } = event.nextOutcome();
     const policy = endpoint.policy; // the policy in force when this attempt fails (policy.in-force)
-    endpoint.throttled.delete(event); // its attempt ends its throttling
+    endpoint.parked.delete(event); // its attempt ends its throttling or holding
     event.attempts += 1;
     if (endpoint.secret !== null) {
       // The signers are fixed as the attempt is made (sig.signers-order).
@@ -852,7 +1005,10 @@ class Dispatcher {
     }
     const prefix = `${event.id} #${event.attempts} ${code}`;
 
-    if (isSuccess(code)) {
+    const failed = !isSuccess(code);
+    // The breaker counts every non-2xx attempt as a failure, as auto.count does; it writes no record.
+    if (endpoint.breaker !== null) endpoint.breaker.recordAttempt(now, failed);
+    if (!failed) {
       event.state = State.DELIVERED;
       endpoint.pending.pop();
       endpoint.failures = 0;
@@ -928,7 +1084,9 @@ class Dispatcher {
     endpoint.disabled = false;
     endpoint.reason = null;
     endpoint.failures = 0; // auto.count: a successful enable resets the count
-    endpoint.throttled.clear(); // every pending event is due at ts; the bucket stays as it is
+    // Every pending event is due at ts; the bucket and the breaker stay as they are
+    // (throttle.pause, breaker.with-disable).
+    endpoint.parked.clear();
     this.scheduleHead(endpoint);
     return true;
   }
@@ -955,7 +1113,9 @@ class Dispatcher {
   endpointReport(ts, endpointId) {
     const endpoint = this.endpoints.get(endpointId);
     if (!endpoint) return ERR.unknownEndpoint;
-    return { disabled: endpoint.disabled, reason: endpoint.reason, consecutive_failures: endpoint.failures };
+    const report = { disabled: endpoint.disabled, reason: endpoint.reason, consecutive_failures: endpoint.failures };
+    if (endpoint.breaker !== null) report.breaker = endpoint.breaker.report(ts); // breaker.report
+    return report;
   }
 
   deadLetter(ts, eventId) {
@@ -989,11 +1149,15 @@ class Dispatcher {
     // no attempt needs a token (throttle.set, throttle.remove).
     const throttle = endpoint.policy.throttle;
     endpoint.bucket = throttle === null ? null : new TokenBucket(throttle, ts, this.processCalls.count);
-    // The old bucket's token times are gone: a throttled event waiting for one is due at ts,
-    // unless its due time has already passed (throttle.release).
-    if (endpoint.throttled.size > 0) {
-      for (const event of endpoint.throttled) if (event.due > ts) event.due = ts;
-      endpoint.throttled.clear();
+    // A breaker, even the same one again, starts closed with no failures counted; without one
+    // nothing is held (breaker.set).
+    const breaker = endpoint.policy.breaker;
+    endpoint.breaker = breaker === null ? null : new CircuitBreaker(breaker);
+    // The old bucket's token times and the old breaker's T are gone: an event throttled or held
+    // is due at ts, unless its due time has already passed (throttle.release, breaker.set).
+    if (endpoint.parked.size > 0) {
+      for (const event of endpoint.parked) if (event.due > ts) event.due = ts;
+      endpoint.parked.clear();
       this.scheduleHead(endpoint);
     }
     return true;

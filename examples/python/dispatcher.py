@@ -2,10 +2,11 @@
 to 3) and of the roadmap's Parts 4 to 7 (retry policy per endpoint, Retry-After and Gone, automatic
 disabling of failing endpoints, dead letters: details and recovery), Part 8 (Standard Webhooks
 signatures: set_secret with rotation, enqueue's payload, signature and verify), Part 9 (a token
-bucket per endpoint, the policy's "throttle") and Part 11 (event expiry, the policy's "max_age"),
-written the way a Python user would write it, from the seed brief, shared/roadmap.md and
-spec/dispatcher.md (clarifications included; Part 8 from its section 16, first drafted in
-spec/drafts/signatures/), without looking at the reference dispatcher or the other examples.
+bucket per endpoint, the policy's "throttle"), Part 10 (a circuit breaker per endpoint, the
+policy's "breaker") and Part 11 (event expiry, the policy's "max_age"), written the way a Python
+user would write it, from the seed brief, shared/roadmap.md and spec/dispatcher.md (clarifications
+included; Part 8 from its section 16, first drafted in spec/drafts/signatures/; Part 10 from its
+section 18), without looking at the reference dispatcher or the other examples.
 
     hookcheck check --impl "python3 harness/adapters/python/hookcheck_adapter.py examples/python/dispatcher.py"
 """
@@ -19,24 +20,31 @@ from bisect import bisect_left, insort
 from collections import deque
 
 HOOKCHECK_PARTS = ["retries", "ordering", "pause", "policy", "retry-after", "auto-disable", "dead-letters",
-                   "signatures", "throttle", "expiry"]
+                   "signatures", "throttle", "breaker", "expiry"]
 # Part 8 is offered exactly when declared: without it set_secret, signature and verify are unknown
 # operations and enqueue takes no payload (sig.absent).
 SIGNATURES = "signatures" in HOOKCHECK_PARTS
 # Part 11 likewise: without it max_age is no key of the policy (expiry.parts, policy.strict).
 EXPIRY = "expiry" in HOOKCHECK_PARTS
+# Part 10 likewise: without it breaker is no key of the policy (breaker.parts).
+BREAKER = "breaker" in HOOKCHECK_PARTS
 
 # The brief's schedule is the default policy: 6 attempts, waits after failure 1, 2, 3, 4, 5.
 DEFAULT_POLICY = {"attempts": 6, "waits": [30, 60, 120, 240, 300]}
 POLICY_KEYS = {"attempts", "waits", "disable_on_gone", "disable_after", "throttle"}
 if EXPIRY:
     POLICY_KEYS.add("max_age")
+if BREAKER:
+    POLICY_KEYS.add("breaker")
 THROTTLE_KEYS = {"burst", "interval"}
+BREAKER_KEYS = {"failures", "window", "open_for", "probes"}
 MAX_POLICY_ATTEMPTS = 100
 MAX_DISABLE_AFTER = 1000
 MAX_WAIT = 2592000  # 30 days, for policy waits, retry_after and a throttle's interval alike
 MAX_BURST = 1000000
 MAX_AGE = 31536000  # 365 days, a policy's max_age (expiry.valid)
+MAX_BREAKER_FAILURES = 1000  # a breaker's failures, as disable_after (breaker.valid)
+MAX_PROBES = 100  # a breaker's probes; its window and open_for are at most MAX_WAIT
 OUTCOME_KEYS = {"status", "retry_after"}
 TS_LIMIT = 2**53 - 1
 
@@ -123,8 +131,8 @@ def sign(key, content):
 
 
 def copy_policy(policy):
-    return {key: list(value) if key == "waits" else dict(value) if key == "throttle" else value
-            for key, value in policy.items()}
+    return {key: list(value) if key == "waits" else dict(value) if key in ("throttle", "breaker")
+            else value for key, value in policy.items()}
 
 
 class Event:
@@ -176,6 +184,71 @@ class Bucket:
         return min(self.anchor + k * self.interval, TS_LIMIT)
 
 
+class Breaker:
+    """A circuit breaker (Part 10): closed while `until` is None, else open until `until` and
+    half-open from then on, by time alone (breaker.states): no operation is needed at T, every
+    look compares a ts with it. When the real T is past TS_LIMIT, `until` is TS_LIMIT and
+    `beyond` keeps it open at every ts (breaker.beyond-range)."""
+
+    def __init__(self, failures, window, open_for, probes):
+        self.failures = failures
+        self.window = window
+        self.open_for = open_for
+        self.probes = probes
+        self.until = None  # T while open or half-open, clamped to TS_LIMIT; None while closed
+        # Whether the real T, ts + O, is past TS_LIMIT: no ts reaches it, so the breaker stays
+        # open at every later ts, the limit included (breaker.beyond-range).
+        self.beyond = False
+        # The times of the latest failures since the breaker was set or last closed, in operation
+        # order; only the last F matter (breaker.window).
+        self.recent = deque(maxlen=failures)
+        self.successes = 0  # successful probes in a row since it last became half-open
+
+    def is_open(self, ts):
+        """Open for every ts before T, half-open at or after it, whatever probes were made
+        before (breaker.states-time); open at every ts when the real T is past TS_LIMIT
+        (breaker.beyond-range)."""
+        if self.beyond:
+            return True
+        return self.until is not None and ts < self.until
+
+    def report(self, ts):
+        """The state at ts (breaker.report, breaker.report-time)."""
+        if self.until is None:
+            return {"state": "closed", "until": None}
+        if ts < self.until:
+            return {"state": "open", "until": self.until}
+        if self.beyond:  # no ts reaches the real T, not even TS_LIMIT (breaker.beyond-range)
+            return {"state": "open", "until": TS_LIMIT}
+        return {"state": "half-open", "until": None}
+
+    def record(self, ts, failed):
+        """Count an attempt made at ts, never one made while open (a picked head is held then);
+        returns whether it opens the breaker."""
+        if self.until is None:  # closed: successes change nothing
+            if not failed:
+                return False
+            self.recent.append(ts)
+            # The F-th most recent failure, this one the first, within the last W seconds.
+            if len(self.recent) < self.failures or ts - self.recent[0] >= self.window:
+                return False
+        elif not failed:  # a successful probe
+            self.successes += 1
+            if self.successes >= self.probes:  # closed again: the failures before are forgotten
+                self.until = None
+                self.beyond = False
+                self.recent.clear()
+                self.successes = 0
+            return False
+        # Open (again, for a failed probe) until ts + O, shown as TS_LIMIT when it is past it;
+        # then no later ts, TS_LIMIT included, finds it half-open (breaker.beyond-range).
+        self.beyond = ts + self.open_for > TS_LIMIT
+        self.until = min(ts + self.open_for, TS_LIMIT)
+        self.successes = 0
+        self.recent.clear()  # nothing counts until it closes, which forgets them anyway
+        return True
+
+
 class Endpoint:
     def __init__(self, url):
         self.url = url
@@ -186,7 +259,10 @@ class Endpoint:
         self.dead = []  # dead-lettered events sorted by died_at, so recover takes a tail
         self.policy = copy_policy(DEFAULT_POLICY)  # exactly as last given to set_policy
         self.bucket = None  # a Bucket while the policy has a throttle
-        self.throttled = []  # events throttled since their last attempt, enable or set_policy
+        self.breaker = None  # a Breaker while the policy has one (Part 10)
+        # Events throttled (Part 9) or held by the breaker (Part 10) since their last attempt,
+        # expiry, enable or set_policy: the next set_policy releases them.
+        self.parked = []
         self.secret = None  # Part 8: the current secret, (text, key), or None before any
         self.previous = deque()  # Part 8: retired secrets (text, key, rotation ts), oldest first
 
@@ -240,7 +316,8 @@ class Dispatcher:
 
     def expire(self, ts):
         """Kill every pending event whose deadline is at or before ts, in enqueue order (whatever
-        its place: head, blocked, retrying, throttled or held); returns their records."""
+        its place: head, blocked, retrying, throttled, held by the breaker or held because its
+        endpoint is disabled); returns their records."""
         due = []
         while self.deadlines and self.deadlines[0][0] <= ts:
             _, _, life, event = heapq.heappop(self.deadlines)
@@ -252,10 +329,10 @@ class Dispatcher:
             endpoint = self.endpoints[event.endpoint_id]
             pending = endpoint.pending
             del pending[bisect_left(pending, event.order, key=lambda e: e.order)]
-            if event in endpoint.throttled:
-                endpoint.throttled.remove(event)
-            # Not an attempt: the attempt count, the endpoint's failures in a row and its tokens
-            # stay as they are (expiry.not-attempt).
+            if event in endpoint.parked:
+                endpoint.parked.remove(event)
+            # Not an attempt: the attempt count, the endpoint's failures in a row, its tokens and
+            # its breaker stay as they are (expiry.not-attempt).
             self.bury(event, endpoint, ts)
             event.expired = True
             records.append(f"{event.id} expired")
@@ -269,25 +346,34 @@ class Dispatcher:
         for ep in self.endpoints.values():
             if ep.bucket is not None:
                 ep.bucket.refill(ts)
-        throttled_now = set()  # endpoints whose head was throttled in this call: not picked again
+        # Endpoints whose head was throttled or held in this call: not picked again in it.
+        passed_now = set()
         while True:
             candidates = [
                 ep.pending[0]
                 for ep in self.endpoints.values()
                 if not ep.disabled and ep.pending and ep.pending[0].due_at <= ts
-                and ep not in throttled_now
+                and ep not in passed_now
             ]
             if not candidates:
                 return records
             event = min(candidates, key=lambda e: (e.due_at, e.order))
             endpoint = self.endpoints[event.endpoint_id]
+            # The breaker first: a held head takes no token (breaker.with-throttle).
+            breaker = endpoint.breaker
+            # An attempt of this call that opened it made T later than ts (O >= 1), so it is open
+            # for the rest of the call, a T past TS_LIMIT included (breaker.beyond-range).
+            if breaker is not None and breaker.is_open(ts):
+                records.append(self.hold(event, endpoint, breaker.until))
+                passed_now.add(endpoint)
+                continue
             bucket = endpoint.bucket
             if bucket is not None and bucket.tokens == 0:
                 records.append(self.throttle(event, bucket))
-                throttled_now.add(endpoint)
+                passed_now.add(endpoint)
                 continue
             if bucket is not None:
-                bucket.tokens -= 1  # every attempt, first or retry, takes one token
+                bucket.tokens -= 1  # every attempt, first or retry, a probe too, takes one token
             records.extend(self.attempt(event, ts))
 
     def throttle(self, event, bucket):
@@ -295,9 +381,19 @@ class Dispatcher:
         with its attempt count, outcomes and retry schedule untouched; returns its record."""
         event.due_at = bucket.next_token_at()
         endpoint = self.endpoints[event.endpoint_id]
-        if event not in endpoint.throttled:
-            endpoint.throttled.append(event)
+        if event not in endpoint.parked:
+            endpoint.parked.append(event)
         return f"{event.id} throttled until {event.due_at}"
+
+    def hold(self, event, endpoint, until):
+        """A due head of an endpoint whose breaker is open is not attempted: it is due when the
+        breaker becomes half-open (TS_LIMIT when that is past it: then it is held again at every
+        later call), with its attempt count, outcomes and retry schedule untouched (breaker.held,
+        breaker.beyond-range); returns its record."""
+        event.due_at = until
+        if event not in endpoint.parked:
+            endpoint.parked.append(event)
+        return f"{event.id} held until {until}"
 
     def attempt(self, event, ts):
         """Make one attempt; returns its records: the attempt's own, followed by
@@ -306,8 +402,9 @@ class Dispatcher:
         policy's disable_after)."""
         endpoint = self.endpoints[event.endpoint_id]
         policy = endpoint.policy  # the policy in force when the attempt fails decides
-        if event in endpoint.throttled:  # its attempt ends its throttling
-            endpoint.throttled.remove(event)
+        breaker = endpoint.breaker
+        if event in endpoint.parked:  # its attempt ends its throttling or holding
+            endpoint.parked.remove(event)
         event.attempts += 1
         n = event.attempts
         if endpoint.secret is not None:  # the signers are fixed as the attempt is made
@@ -321,9 +418,15 @@ class Dispatcher:
             event.state = "delivered"
             endpoint.pending.pop(0)
             endpoint.consecutive_failures = 0
+            if breaker is not None:
+                breaker.record(ts, failed=False)
             return [f"{prefix} delivered"]
         endpoint.consecutive_failures += 1  # a timeout, a retryable or a permanent failure
         records = [f"{prefix} {self.fail(event, endpoint, policy, status, retry_after, ts)}"]
+        # The breaker counts the failure after its record, independently of Part 6's count
+        # (breaker.open, breaker.with-disable).
+        if breaker is not None:
+            breaker.record(ts, failed=True)
         reason = None
         if status == 410 and policy.get("disable_on_gone", False):
             reason = "gone"
@@ -397,7 +500,8 @@ class Dispatcher:
         endpoint.disabled = False
         endpoint.disabled_reason = None
         endpoint.consecutive_failures = 0
-        endpoint.throttled = []  # every pending event is due at ts below; the bucket stays as it is
+        # Every pending event is due at ts below; the bucket and the breaker stay as they are.
+        endpoint.parked = []
         if replay_dead:
             revived = endpoint.dead
             endpoint.dead = []
@@ -437,11 +541,16 @@ class Dispatcher:
         # one, no attempt needs a token (throttle.set, throttle.remove).
         throttle = endpoint.policy.get("throttle")
         endpoint.bucket = None if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)
-        # The old bucket's token times are gone: a throttled event waiting for one is due now,
-        # unless its due time has already passed (throttle.release).
-        for event in endpoint.throttled:
+        # A breaker, even the same one again, starts closed with no failures counted; without
+        # one, nothing is held (breaker.set).
+        breaker = endpoint.policy.get("breaker")
+        endpoint.breaker = None if breaker is None else Breaker(
+            breaker["failures"], breaker["window"], breaker["open_for"], breaker["probes"])
+        # The old bucket's token times and the old breaker's T are gone: an event throttled or
+        # held is due now, unless its due time has already passed (throttle.release, breaker.set).
+        for event in endpoint.parked:
             event.due_at = min(event.due_at, ts)
-        endpoint.throttled = []
+        endpoint.parked = []
         return True
 
     def policy(self, ts, endpoint_id):
@@ -454,8 +563,11 @@ class Dispatcher:
         endpoint = self.endpoints.get(endpoint_id)
         if endpoint is None:
             raise DispatchError("unknown endpoint")
-        return {"disabled": endpoint.disabled, "reason": endpoint.disabled_reason,
-                "consecutive_failures": endpoint.consecutive_failures}
+        report = {"disabled": endpoint.disabled, "reason": endpoint.disabled_reason,
+                  "consecutive_failures": endpoint.consecutive_failures}
+        if endpoint.breaker is not None:  # only while the policy in force has one
+            report["breaker"] = endpoint.breaker.report(ts)
+        return report
 
     def dead_letter(self, ts, event_id):
         event = self.events.get(event_id)
@@ -596,8 +708,10 @@ def valid_policy(policy):
         max_age = policy["max_age"]
         if not (is_int(max_age) and 1 <= max_age <= MAX_AGE):
             return False
-    if "throttle" in policy:  # absent: the endpoint is never throttled
-        return valid_throttle(policy["throttle"])
+    if "throttle" in policy and not valid_throttle(policy["throttle"]):  # absent: never throttled
+        return False
+    if "breaker" in policy and not valid_breaker(policy["breaker"]):  # absent: no breaker
+        return False
     return True
 
 
@@ -607,6 +721,16 @@ def valid_throttle(throttle):
         return False
     burst, interval = throttle["burst"], throttle["interval"]
     return is_int(burst) and 1 <= burst <= MAX_BURST and is_int(interval) and 1 <= interval <= MAX_WAIT
+
+
+def valid_breaker(breaker):
+    """{"failures": F, "window": W, "open_for": O, "probes": P}, exactly those keys, 1 <= F <= 1000,
+    1 <= W, O <= 30 days, 1 <= P <= 100 (breaker.valid)."""
+    if not isinstance(breaker, dict) or set(breaker) != BREAKER_KEYS:
+        return False
+    bounds = {"failures": MAX_BREAKER_FAILURES, "window": MAX_WAIT, "open_for": MAX_WAIT,
+              "probes": MAX_PROBES}
+    return all(is_int(breaker[key]) and 1 <= breaker[key] <= most for key, most in bounds.items())
 
 
 def valid_headers(headers):

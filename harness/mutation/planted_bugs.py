@@ -60,7 +60,7 @@ BUGS = {
     ],
     "unblocked event waits for the next call": [
         ("src/reference/dispatcher/process.rs",
-         "        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            // A head throttled until this very call is not picked again in it, whatever other\n            // entries of it the heap holds (an `enable` pushes one of its own).\n            if !self.is_ready(due_at, key) || (EXTRAS && self.held.contains(&key)) {\n                self.ready.pop();\n                continue;\n            }\n            // The entry stays on top while its head is attempted: the entry the attempt then\n            // schedules (the same head later, or the endpoint's next one) takes its place.\n            self.top_spent = true;\n            let attempt = if EXTRAS && self.throttled_ever {\n                self.attempt_or_hold_back(key, ts)\n            } else {\n                self.attempt::<EXTRAS>(key, ts)\n            };\n            if self.top_spent {\n                self.ready.pop();\n                self.top_spent = false;\n            }\n            sink(attempt);\n        }\n",
+         "        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            // A head throttled until this very call is not picked again in it, whatever other\n            // entries of it the heap holds (an `enable` pushes one of its own).\n            if !self.is_ready(due_at, key) || (EXTRAS && self.held.contains(&key)) {\n                self.ready.pop();\n                continue;\n            }\n            // The entry stays on top while its head is attempted: the entry the attempt then\n            // schedules (the same head later, or the endpoint's next one) takes its place.\n            self.top_spent = true;\n            let attempt = if EXTRAS && (self.throttled_ever || self.breaker_ever) {\n                self.attempt_or_hold_back(key, ts)\n            } else {\n                self.attempt::<EXTRAS>(key, ts)\n            };\n            if self.top_spent {\n                self.ready.pop();\n                self.top_spent = false;\n            }\n            sink(attempt);\n        }\n",
          "        let mut due = Vec::new();\n        while let Some(&Reverse(entry)) = self.ready.peek() {\n            let (due_at, key) = entry.parts();\n            if due_at > ts {\n                break;\n            }\n            self.ready.pop();\n            due.push((due_at, key));\n        }\n        for (due_at, key) in due {\n            if self.is_ready(due_at, key) {\n                sink(self.attempt::<EXTRAS>(key, ts));\n            }\n        }\n"),
     ],
     # Added with the rules x situations grid (spec/situations.md): bugs that show only away
@@ -270,8 +270,9 @@ BUGS = {
          "self.tokens += u32::try_from(came.max(0)).unwrap_or(0);\n            let _ = room;"),
     ],
     "a throttled head counts as an attempt": [
-        ("src/reference/dispatcher/process.rs", "        let number = u32::from(event.attempts);\n        if let Some(bucket)",
-         "        event.attempts = event.attempts.saturating_add(1);\n        let number = u32::from(event.attempts);\n        if let Some(bucket)"),
+        ("src/reference/dispatcher/process.rs",
+         "            _ => {\n                if let Some(bucket) = ep.bucket.as_deref_mut() {\n                    bucket.hold(key);",
+         "            _ => {\n                event.attempts = event.attempts.saturating_add(1);\n                if let Some(bucket) = ep.bucket.as_deref_mut() {\n                    bucket.hold(key);"),
     ],
     "the next token is counted from the call's ts": [
         ("src/reference/dispatcher/throttle.rs",
@@ -284,13 +285,14 @@ BUGS = {
          "        let endpoint = self.events[key.index()].endpoint;\n        let bucket ="),
     ],
     "a policy without a throttle keeps the old bucket": [
-        ("src/reference/dispatcher/mod.rs", "        if let Some(old) = std::mem::replace(&mut ep.bucket, bucket) {",
-         "        if bucket.is_none() {\n            return Ok(());\n        }\n"
-         "        if let Some(old) = std::mem::replace(&mut ep.bucket, bucket) {"),
+        ("src/reference/dispatcher/mod.rs",
+         "        let old_bucket = std::mem::replace(&mut ep.bucket, bucket);",
+         "        let old_bucket = if bucket.is_none() {\n            None\n        } else {\n            std::mem::replace(&mut ep.bucket, bucket)\n        };"),
     ],
     "a throttled head resets the failure count": [
-        ("src/reference/dispatcher/process.rs", "        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);",
-         "        ep.consecutive_failures = 0;\n        if let Some(bucket) = ep.bucket.as_deref_mut() {\n            bucket.hold(key);"),
+        ("src/reference/dispatcher/process.rs",
+         "            _ => {\n                if let Some(bucket) = ep.bucket.as_deref_mut() {\n                    bucket.hold(key);",
+         "            _ => {\n                ep.consecutive_failures = 0;\n                if let Some(bucket) = ep.bucket.as_deref_mut() {\n                    bucket.hold(key);"),
     ],
     # Part 11 (expiry): each breaks a rule the roadmap states.
     "an event expires a second after its deadline": [
@@ -313,6 +315,34 @@ BUGS = {
         ("src/reference/dispatcher/process.rs", "        if signing {\n            self.note_signers(key, number, ts);\n        }",
          "        if signing {\n            self.note_signers(key, number, ts);\n        }\n        if EXTRAS && self.deadlines.has(key) {\n            self.start_age(key, ts);\n        }"),
         ("src/reference/dispatcher/expiry.rs", "    pub fn is_empty(&self) -> bool {", "    pub fn has(&self, key: EventKey) -> bool {\n        self.of.contains_key(&key)\n    }\n\n    pub fn is_empty(&self) -> bool {"),
+    ],
+    # Part 10 (breaker): each breaks a rule the roadmap states.
+    "the breaker opens a failure late": [
+        ("src/reference/dispatcher/breaker.rs", "if times.len() > breaker.failures as usize {", "if times.len() > breaker.failures as usize + 1 {"),
+        ("src/reference/dispatcher/breaker.rs", "let full = times.len() == breaker.failures as usize;", "let full = times.len() == breaker.failures as usize + 1;"),
+    ],
+    "a held head counts as an attempt": [
+        ("src/reference/dispatcher/process.rs",
+         "            Outcome::Held(_) => {\n                if let Some(circuit) = ep.circuit.as_deref_mut() {",
+         "            Outcome::Held(_) => {\n                event.attempts = event.attempts.saturating_add(1);\n                if let Some(circuit) = ep.circuit.as_deref_mut() {"),
+    ],
+    "a held head resets the failure count": [
+        ("src/reference/dispatcher/process.rs",
+         "            Outcome::Held(_) => {\n                if let Some(circuit) = ep.circuit.as_deref_mut() {",
+         "            Outcome::Held(_) => {\n                ep.consecutive_failures = 0;\n                if let Some(circuit) = ep.circuit.as_deref_mut() {"),
+    ],
+    "the breaker never half-opens": [
+        ("src/reference/dispatcher/breaker.rs", "            Mode::Open(until) | Mode::HalfOpen(until, _) if ts < until => {",
+         "            Mode::Open(until) | Mode::HalfOpen(until, _) if ts < Ts::MAX => {"),
+    ],
+    "a failed probe leaves it half-open": [
+        ("src/reference/dispatcher/breaker.rs", "            (_, true) if half_open => reopen(),", "            (_, true) if half_open => return,"),
+    ],
+    "one successful probe closes it": [
+        ("src/reference/dispatcher/breaker.rs", "if successes >= breaker.probes {", "if successes >= 1 {"),
+    ],
+    "endpoint does not show the breaker": [
+        ("src/reference/dispatcher/dead_letter.rs", "breaker: ep.circuit.as_deref().map(|c| c.state(ts)),", "breaker: ep.circuit.as_deref().map(|_| BreakerState::Closed),"),
     ],
     # Part 8 (signatures): each breaks a rule the roadmap states.
     "a retired secret signs forever": [
@@ -354,12 +384,12 @@ BUGS = {
 }
 
 
-def fuzz_finds(root, binary, command, seconds):
-    """Seconds `hookcheck fuzz --brief` took to find a mismatch, or None. Shared with
-    python_bugs.py."""
+def fuzz_finds(root, binary, command, seconds, brief=True):
+    """Seconds `hookcheck fuzz` (`--brief` unless `brief` is false) took to find a mismatch, or
+    None. Shared with python_bugs.py."""
     run = subprocess.run(
-        [binary, "fuzz", "--brief", "--seed", "1", "--findings", "1", "--time", str(seconds),
-         "--shrink-time", "1", "--impl", command],
+        [binary, "fuzz", *(["--brief"] if brief else []), "--seed", "1", "--findings", "1",
+         "--time", str(seconds), "--shrink-time", "1", "--impl", command],
         cwd=root, capture_output=True, text=True,
     )
     found = re.search(r"^(?:MISMATCH|ERROR): .*?\(([0-9.]+) s, seed", run.stdout, re.M)
@@ -374,9 +404,16 @@ def main():
                         help="run only what the brief states (HOOKCHECK_ORIGIN=brief)")
     parser.add_argument("--cases", metavar="DIR",
                         help="the case folder to copy in place of cases/ (an older corpus, say)")
+    parser.add_argument("--fuzz-full", action="store_true",
+                        help="fuzz in full mode rather than --brief (Parts 10 and 11 are "
+                        "generated only there)")
+    parser.add_argument("--check", action="store_true",
+                        help="only check that every bug's edits apply to src/, and exit")
     parser.add_argument("only", nargs="*", help="names of bugs to plant (default: all)")
     args = parser.parse_args()
     root = os.getcwd()
+    if args.check:
+        sys.exit(check_edits(root))
     target = os.path.join(root, "target", "planted")
     missed = []
     fuzz_found = 0
@@ -416,16 +453,35 @@ def main():
             if args.fuzz:
                 served = os.path.join(target, "debug", "hookcheck") + " serve"
                 took = fuzz_finds(root, os.path.join(root, "target", "release", "hookcheck"),
-                                  served, args.fuzz)
+                                  served, args.fuzz, brief=not args.fuzz_full)
                 fuzz_found += took is not None
-                line += f"; fuzz --brief: {'found in %.1f s' % took if took is not None else 'not found'}"
+                line += f"; {mode(args)}: {'found in %.1f s' % took if took is not None else 'not found'}"
             print(line, flush=True)
             if not failed:
                 missed.append(name)
     print(f"\n{len(bugs) - len(missed)} of {len(bugs)} planted bugs caught by the corpus")
     if args.fuzz:
-        print(f"{fuzz_found} of {len(bugs)} found by {args.fuzz:g} s of fuzz --brief")
+        print(f"{fuzz_found} of {len(bugs)} found by {args.fuzz:g} s of {mode(args)}")
     sys.exit(1 if missed else 0)
+
+
+def mode(args):
+    return "fuzz" if args.fuzz_full else "fuzz --brief"
+
+
+def check_edits(root):
+    """1 (and the bugs named) when an edit no longer applies to the sources, else 0."""
+    stale = []
+    for name, edits in BUGS.items():
+        texts = {}
+        for path, old, new in edits:
+            text = texts.get(path) or open(os.path.join(root, path)).read()
+            if old not in text:
+                stale.append(f"{name}: edit does not apply to {path}")
+                break
+            texts[path] = text.replace(old, new, 1)
+    print("\n".join(stale) or f"all {len(BUGS)} bugs apply")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

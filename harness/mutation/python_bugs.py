@@ -74,18 +74,18 @@ BUGS = {
          "event = min(candidates, key=lambda e: (e.due_at, list(self.endpoints).index(e.endpoint_id)))"),
     ],
     "dead head does not unblock in the same call": [
-        ("    def process(self, ts):\n        records = []",
-         "    def process(self, ts):\n        records = []\n        self._blocked = set()"),
+        ("        records = self.expire(ts)\n",
+         "        records = self.expire(ts)\n        self._blocked = set()\n"),
         ("                for ep in self.endpoints.values()\n                if not ep.disabled",
          "                for eid, ep in self.endpoints.items()\n                if eid not in self._blocked and not ep.disabled"),
-        ('        endpoint.pending.pop(0)\n        return "dead"',
-         '        endpoint.pending.pop(0)\n        self._blocked.add(event.endpoint_id)\n        return "dead"'),
+        ('        endpoint.pending.pop(0)\n        self.bury(event, endpoint, ts)\n        return "dead"',
+         '        endpoint.pending.pop(0)\n        self.bury(event, endpoint, ts)\n        self._blocked.add(event.endpoint_id)\n        return "dead"'),
     ],
     "replayed events keep their old due time": [
-        ("            for event in revived:\n                self.revive(event)",
-         "            for event in revived:\n                self.revive(event)\n                event.keep = event.due_at"),
+        ("            for event in revived:\n                self.revive(event, endpoint, ts)",
+         "            for event in revived:\n                self.revive(event, endpoint, ts)\n                event.keep = event.due_at"),
         ("        for event in endpoint.pending:\n            event.due_at = ts",
-         "        for event in endpoint.pending:\n            event.due_at = getattr(event, 'keep', ts)"),
+         "        for event in endpoint.pending:\n            event.due_at = event.__dict__.pop('keep', ts)"),
     ],
     "disable drops pending events": [
         ("        endpoint.disabled = True\n        return True",
@@ -306,8 +306,8 @@ BUGS = {
         ("return min(self.anchor + k * self.interval, TS_LIMIT)", "return min(self.counted_to + self.interval, TS_LIMIT)"),
     ],
     "a throttled head goes to the back of its endpoint's queue": [
-        ("        endpoint = self.endpoints[event.endpoint_id]\n        if event not in endpoint.throttled:",
-         "        endpoint = self.endpoints[event.endpoint_id]\n        endpoint.pending.remove(event)\n        endpoint.pending.append(event)\n        if event not in endpoint.throttled:"),
+        ("        endpoint = self.endpoints[event.endpoint_id]\n        if event not in endpoint.parked:",
+         "        endpoint = self.endpoints[event.endpoint_id]\n        endpoint.pending.remove(event)\n        endpoint.pending.append(event)\n        if event not in endpoint.parked:"),
     ],
     "retries take no token": [
         ("                bucket.tokens -= 1  # every attempt", "                bucket.tokens -= 1 if event.attempts == 0 else 0  # every attempt"),
@@ -327,7 +327,9 @@ BUGS = {
          'endpoint.bucket = endpoint.bucket if throttle is None else Bucket(throttle["burst"], throttle["interval"], ts)'),
     ],
     "set_policy does not release a throttled head": [
-        ("        for event in endpoint.throttled:\n            event.due_at = min(event.due_at, ts)\n", ""),
+        # A throttled head leaves `parked`, so only the breaker's held heads are released.
+        ('        if event not in endpoint.parked:\n            endpoint.parked.append(event)\n        return f"{event.id} throttled',
+         '        if event in endpoint.parked:\n            endpoint.parked.remove(event)\n        return f"{event.id} throttled'),
     ],
     "set_policy makes a throttled head due later": [
         ("            event.due_at = min(event.due_at, ts)\n", "            event.due_at = ts\n"),
@@ -339,9 +341,9 @@ BUGS = {
          "                    ep.bucket.tokens -= 1\n"),
     ],
     "enable refills the bucket": [
-        ("        endpoint.throttled = []  # every pending event is due at ts below",
+        ("        endpoint.parked = []\n        if replay_dead:",
          "        if endpoint.bucket is not None:\n            endpoint.bucket.tokens = endpoint.bucket.burst\n"
-         "        endpoint.throttled = []  # every pending event is due at ts below"),
+         "        endpoint.parked = []\n        if replay_dead:"),
     ],
     "the bucket's clock restarts when a full bucket gives a token": [
         ("            if bucket is not None:\n                bucket.tokens -= 1  # every attempt",
@@ -353,11 +355,11 @@ BUGS = {
          "        if ts <= self.counted_to:\n            self.counted_to = ts\n            return\n"),
     ],
     "a throttled head resets the failure count": [
-        ("        endpoint = self.endpoints[event.endpoint_id]\n        if event not in endpoint.throttled:",
-         "        endpoint = self.endpoints[event.endpoint_id]\n        endpoint.consecutive_failures = 0\n        if event not in endpoint.throttled:"),
+        ("        endpoint = self.endpoints[event.endpoint_id]\n        if event not in endpoint.parked:",
+         "        endpoint = self.endpoints[event.endpoint_id]\n        endpoint.consecutive_failures = 0\n        if event not in endpoint.parked:"),
     ],
     "throttled records come after the call's attempts": [
-        ("        throttled_now = set()  # endpoints", "        late = []\n        throttled_now = set()  # endpoints"),
+        ("        passed_now = set()\n", "        late = []\n        passed_now = set()\n"),
         ("            if not candidates:\n                return records\n",
          "            if not candidates:\n                return records + late\n"),
         ("                records.append(self.throttle(event, bucket))", "                late.append(self.throttle(event, bucket))"),
@@ -366,7 +368,9 @@ BUGS = {
         ("return min(self.anchor + k * self.interval, TS_LIMIT)", "return self.anchor + k * self.interval"),
     ],
     "a null throttle means no throttle": [
-        ('        return valid_throttle(policy["throttle"])', '        return policy["throttle"] is None or valid_throttle(policy["throttle"])'),
+        ('if "throttle" in policy and not valid_throttle(policy["throttle"]):',
+         'if "throttle" in policy and not (policy["throttle"] is None or valid_throttle(policy["throttle"])):'),
+        ('dict(value) if key in ("throttle", "breaker")', 'dict(value) if key in ("throttle", "breaker") and value is not None'),
     ],
     "a throttle's upper bounds are not checked": [
         ("return is_int(burst) and 1 <= burst <= MAX_BURST and is_int(interval) and 1 <= interval <= MAX_WAIT",
@@ -404,6 +408,64 @@ BUGS = {
     "verify matches header names in any case, Unicode too": [
         ("if name.isascii() and name.lower() in SIGNED_HEADERS:", "if name.lower() in SIGNED_HEADERS:"),
     ],
+    # Part 11 (expiry), spec section 17: each breaks a rule of the brief.
+    "an event expires a second late": [
+        ("while self.deadlines and self.deadlines[0][0] <= ts:", "while self.deadlines and self.deadlines[0][0] < ts:"),
+    ],
+    "an expiry counts as an attempt": [
+        ("            self.bury(event, endpoint, ts)\n            event.expired = True\n",
+         "            event.attempts += 1\n            self.bury(event, endpoint, ts)\n            event.expired = True\n"),
+    ],
+    "a revived event never expires again": [
+        ("        event.life += 1\n        self.start_age(event, endpoint, ts)\n", "        event.life += 1\n"),
+    ],
+    "a revived event keeps its old deadline": [
+        ("        event.life += 1\n        self.start_age(event, endpoint, ts)\n",
+         "        event.life += 1\n        if event.deadline is not None and event.deadline <= TS_LIMIT:\n"
+         "            heapq.heappush(self.deadlines, (event.deadline, event.order, event.life, event))\n"),
+    ],
+    "an expired head keeps its endpoint blocked for the call": [
+        ("        due = []\n        while self.deadlines", "        due = []\n        self._expired_heads = set()\n        while self.deadlines"),
+        ("            del pending[bisect_left(pending, event.order, key=lambda e: e.order)]\n",
+         "            i = bisect_left(pending, event.order, key=lambda e: e.order)\n"
+         "            if i == 0:\n                self._expired_heads.add(endpoint)\n"
+         "            del pending[i]\n"),
+        ("        passed_now = set()\n", "        passed_now = set(self._expired_heads)\n"),
+    ],
+    "status shows an expired event with 0 attempts": [
+        ('return {"state": state, "attempts": event.attempts, "next_attempt_at": next_at}',
+         'return {"state": state, "attempts": 0 if state == "dead" and event.expired else event.attempts, "next_attempt_at": next_at}'),
+    ],
+    # Part 10 (breaker), spec section 18: each breaks a rule of the brief.
+    "a breaker opens one failure late": [
+        ("self.recent = deque(maxlen=failures)", "self.recent = deque(maxlen=failures + 1)"),
+        ("if len(self.recent) < self.failures or", "if len(self.recent) < self.failures + 1 or"),
+    ],
+    "a held head counts as an attempt": [
+        ("        event.due_at = until\n", "        event.due_at = until\n        event.attempts += 1\n"),
+    ],
+    "a held head counts as a failure": [
+        ("        event.due_at = until\n", "        event.due_at = until\n        endpoint.consecutive_failures += 1\n"),
+    ],
+    "a breaker never half-opens": [
+        ("        return self.until is not None and ts < self.until\n", "        return self.until is not None\n"),
+        ('        if ts < self.until:\n            return {"state": "open"', '        if True:\n            return {"state": "open"'),
+    ],
+    "a failed probe leaves the breaker half-open": [
+        ("        elif not failed:  # a successful probe",
+         "        elif failed:  # a failed probe: the successes in a row start again\n"
+         "            self.successes = 0\n            return False\n"
+         "        else:  # a successful probe"),
+    ],
+    "one successful probe closes the breaker": [
+        ("if self.successes >= self.probes:", "if self.successes >= 1:"),
+    ],
+    "endpoint omits the breaker": [
+        ("        if endpoint.breaker is not None:  # only while", "        if False:  # only while"),
+    ],
+    "endpoint shows an open breaker without its until": [
+        ('return {"state": "open", "until": self.until}', 'return {"state": "open", "until": None}'),
+    ],
 
 }
 
@@ -418,8 +480,18 @@ def main():
                         help="check this case folder instead of the built-in corpus (an older one, say)")
     parser.add_argument("--binary", metavar="PATH", default=os.path.join("target", "release", "hookcheck"),
                         help="the hookcheck to check with (default: the release build)")
+    parser.add_argument("--fuzz-full", action="store_true",
+                        help="fuzz in full mode rather than --brief (Parts 10 and 11 are "
+                        "generated only there)")
+    parser.add_argument("--check", action="store_true",
+                        help="only check that every bug's edits apply to the example, and exit")
     parser.add_argument("only", nargs="*", help="names of bugs to plant (default: all)")
     args = parser.parse_args()
+    if args.check:
+        original = open(os.path.join(os.getcwd(), SOURCE)).read()
+        stale = [name for name, edits in BUGS.items() if not applies(original, edits)]
+        print("\n".join(f"{n}: edit does not apply" for n in stale) or f"all {len(BUGS)} bugs apply")
+        sys.exit(1 if stale else 0)
     bugs = {n: e for n, e in BUGS.items() if not args.only or n in args.only}
     fuzz_found = 0
     root = os.getcwd()
@@ -444,19 +516,29 @@ def main():
                 [binary, "check", "--color", "never", *selection, "--impl", command],
                 cwd=root, capture_output=True, text=True,
             )
-            took = fuzz_finds(root, binary, command, args.fuzz) if args.fuzz else None
+            took = (fuzz_finds(root, binary, command, args.fuzz, brief=not args.fuzz_full)
+                    if args.fuzz else None)
         failed = [l.split()[1] for l in run.stdout.splitlines() if l.startswith(("FAIL ", "ERROR "))]
         line = f"{name}: {len(failed)} cases fail" + (f" ({', '.join(failed[:3])}{', ...' if len(failed) > 3 else ''})" if failed else "")
         if args.fuzz:
             fuzz_found += took is not None
-            line += f"; fuzz --brief: {'found in %.1f s' % took if took is not None else 'not found'}"
+            line += f"; {'fuzz' if args.fuzz_full else 'fuzz --brief'}: {'found in %.1f s' % took if took is not None else 'not found'}"
         print(line, flush=True)
         if run.returncode == 0:
             missed.append(name)
     print(f"\n{len(bugs) - len(missed)} of {len(bugs)} planted bugs caught by the corpus")
     if args.fuzz:
-        print(f"{fuzz_found} of {len(bugs)} found by {args.fuzz:g} s of fuzz --brief")
+        print(f"{fuzz_found} of {len(bugs)} found by {args.fuzz:g} s of "
+              f"{'fuzz' if args.fuzz_full else 'fuzz --brief'}")
     sys.exit(1 if missed else 0)
+
+def applies(text, edits):
+    for old, new in edits:
+        if old not in text:
+            return False
+        text = text.replace(old, new, 1)
+    return True
+
 
 if __name__ == "__main__":
     main()

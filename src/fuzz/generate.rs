@@ -59,6 +59,8 @@ struct State {
     throttle: bool,
     /// Part 11 (`expiry`).
     expiry: bool,
+    /// Part 10 (`breaker`).
+    breaker: bool,
     p: Prng,
     ts: i64,
     events: u64,
@@ -118,6 +120,7 @@ impl Generator {
             dead,
             throttle,
             expiry: self.parts.contains(&Part::Expiry),
+            breaker: self.parts.contains(&Part::Breaker),
             p: Prng::new(case_seed(seed, index)),
             ts: 0,
             events: 0,
@@ -322,6 +325,7 @@ impl State {
             if let Some(due) = record
                 .rsplit_once(" retry at ")
                 .or_else(|| record.rsplit_once(" throttled until "))
+                .or_else(|| record.rsplit_once(" held until "))
                 .and_then(|(_, d)| d.parse().ok())
             {
                 self.dues.push(due);

@@ -172,7 +172,9 @@ fn roadmap_clarification(step: &Step) -> Option<&'static str> {
             let policy = op.get(3).and_then(Value::as_object)?;
             let strict = policy
                 .iter()
-                .filter(|(key, _)| *key != "disable_on_gone" && *key != "throttle")
+                .filter(|(key, _)| {
+                    !matches!(key.as_str(), "disable_on_gone" | "throttle" | "breaker")
+                })
                 .any(|(_, v)| {
                     integer_only_by_clarification(v)
                         || v.as_array()
@@ -195,6 +197,9 @@ fn roadmap_clarification(step: &Step) -> Option<&'static str> {
                 Some("throttle.valid")
             } else if age {
                 Some("expiry.valid")
+            } else if policy.contains_key("breaker") {
+                // The roadmap gives the breaker's form and no bound or type beyond it.
+                Some("breaker.valid")
             } else {
                 None
             }

@@ -172,7 +172,13 @@ fn plainer_policies(ops: &[Value], i: usize) -> Vec<Value> {
         op
     };
     let mut out = Vec::new();
-    for key in ["disable_on_gone", "disable_after", "throttle", "max_age"] {
+    for key in [
+        "disable_on_gone",
+        "disable_after",
+        "throttle",
+        "max_age",
+        "breaker",
+    ] {
         if policy.contains_key(key) {
             let mut p = policy.clone();
             p.remove(key);

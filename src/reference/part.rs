@@ -24,12 +24,13 @@ pub enum Part {
     DeadLetters,
     Signatures,
     Throttle,
+    Breaker,
     Expiry,
 }
 
 impl Part {
     /// Every part, in the order of their numbers.
-    pub const ALL: [Part; 10] = [
+    pub const ALL: [Part; 11] = [
         Part::Retries,
         Part::Ordering,
         Part::Pause,
@@ -39,6 +40,7 @@ impl Part {
         Part::DeadLetters,
         Part::Signatures,
         Part::Throttle,
+        Part::Breaker,
         Part::Expiry,
     ];
 
@@ -58,6 +60,7 @@ impl Part {
             Part::DeadLetters => "dead-letters",
             Part::Signatures => "signatures",
             Part::Throttle => "throttle",
+            Part::Breaker => "breaker",
             Part::Expiry => "expiry",
         }
     }
@@ -74,6 +77,8 @@ impl Part {
             Part::DeadLetters | Part::Signatures => &Part::BRIEF,
             // Part 11's age is a key of the policy, and an expired event is a dead letter.
             Part::Expiry => &[Part::Policy, Part::DeadLetters],
+            // Part 10's breaker is a key of the policy, and `endpoint` (Part 6) shows it.
+            Part::Breaker => &[Part::Policy, Part::AutoDisable],
         }
     }
 
@@ -81,7 +86,7 @@ impl Part {
         Part::ALL.into_iter().find(|p| p.as_str() == s)
     }
 
-    /// Its number in the brief and the roadmap: Part 1 is `retries`, Part 11 `expiry` (Part 10 is not built yet).
+    /// Its number in the brief and the roadmap: Part 1 is `retries`, Part 11 `expiry`.
     pub fn number(self) -> usize {
         match self {
             Part::Retries => 1,
@@ -93,6 +98,7 @@ impl Part {
             Part::DeadLetters => 7,
             Part::Signatures => 8,
             Part::Throttle => 9,
+            Part::Breaker => 10,
             Part::Expiry => 11,
         }
     }

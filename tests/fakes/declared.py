@@ -6,15 +6,15 @@ part not declared would accept into one the example rejects the same way, changi
 OWNER = {"set_policy": "policy", "policy": "policy", "endpoint": "auto-disable",
          "dead_letter": "dead-letters", "recover": "dead-letters",
          "set_secret": "signatures", "signature": "signatures", "verify": "signatures"}
-# The policy keys of Parts 5, 6, 9 and 11.
+# The policy keys of Parts 5, 6, 9, 10 and 11.
 KEYS = {"disable_on_gone": "retry-after", "disable_after": "auto-disable", "throttle": "throttle",
-        "max_age": "expiry"}
+        "max_age": "expiry", "breaker": "breaker"}
 
 
 def within_parts(op, parts):
     """An operation of a part not declared is unknown (Part 4's set_policy and policy, Part 6's
     endpoint, Part 7's dead_letter and recover); a policy key of a part not declared makes the
-    policy invalid (Part 5's disable_on_gone, Part 6's disable_after, Part 9's throttle, Part 11's max_age); without
+    policy invalid (Part 5's disable_on_gone, Part 6's disable_after, Part 9's throttle, Part 10's breaker, Part 11's max_age); without
     Part 5 an object
     outcome is invalid."""
     if not isinstance(op, list) or not op:

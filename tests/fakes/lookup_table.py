@@ -33,7 +33,7 @@ for line in sys.stdin:
         send({"type": "hello", "protocol": 1, "name": "lookup-table", "language": "python",
               "version": sys.version.split()[0],
               "parts": ["retries", "ordering", "pause", "policy", "retry-after",
-                        "auto-disable", "dead-letters", "signatures", "throttle", "expiry"]})
+                        "auto-disable", "dead-letters", "signatures", "throttle", "breaker", "expiry"]})
         continue
     if message.get("type") != "run":
         # `stop`, and any message type the protocol may add, as the protocol asks.

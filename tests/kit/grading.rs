@@ -97,7 +97,7 @@ fn a_manifest_grades_each_implementation_and_survives_the_faulty_ones() {
     assert_eq!(
         good["brief_terms"],
         "Part 1 passed, Part 2 passed, Part 3 passed, Part 4 passed, Part 5 passed, Part 6 \
-         passed, Part 7 passed, Part 8 passed, Part 9 passed"
+         passed, Part 7 passed, Part 8 passed, Part 9 passed, Part 10 passed, Part 11 passed"
     );
     for part in hookcheck::case::Part::ALL.map(hookcheck::case::Part::as_str) {
         let (passed, total) = score(good, "full", part);
@@ -133,7 +133,7 @@ fn a_manifest_grades_each_implementation_and_survives_the_faulty_ones() {
             && t.ends_with(
                 "Part 3 passed, Part 4 not implemented, Part 5 not implemented, Part 6 not \
                      implemented, Part 7 not implemented, Part 8 not implemented, Part 9 not \
-                     implemented"
+                     implemented, Part 10 not implemented, Part 11 not implemented"
             )),
         "{}",
         hangs["brief_terms"]

@@ -35,6 +35,7 @@ mod hostile_reports;
 mod inert_lines;
 mod linear_input;
 mod model;
+mod mutation;
 mod node;
 mod numbers_strict;
 mod one_scope;

@@ -275,7 +275,7 @@ fn the_grade_reports_show_a_column_per_part_and_not_implemented() {
         .lines()
         .find(|l| l.starts_with("| fake\\_impl\\.py |"))
         .unwrap_or_default();
-    // `| name | verdict | score | brief score | Part 1 | ... | Part 9 | brief 1 | ...`
+    // `| name | verdict | score | brief score | Part 1 | ... | Part 11 | brief 1 | ...`
     let cells: Vec<&str> = fake_row.split('|').map(str::trim).collect();
     let ordering = cells.get(6).copied().unwrap_or_default();
     assert!(ordering.contains('/'), "Part 2 ran: {fake_row}");
@@ -517,8 +517,8 @@ fn lint_refuses_a_without_list_that_leaves_no_implementation() {
         &misspelled,
         1,
         "unknown part `retry-aftr` in `without`, expected one of retries, ordering, pause, policy, \
-         retry-after, auto-disable, dead-letters, signatures, throttle, expiry: did you mean \
-         `retry-after`?",
+         retry-after, auto-disable, dead-letters, signatures, throttle, breaker, expiry: did you \
+         mean `retry-after`?",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -566,7 +566,7 @@ fn a_solution_file_takes_the_adapters_options_after_it() {
             "--color",
             "never",
             "--impl",
-            "sol.py --name=mine --parts retries,ordering,pause,policy,retry-after,auto-disable,dead-letters,signatures,throttle",
+            "sol.py --name=mine --parts retries,ordering,pause,policy,retry-after,auto-disable,dead-letters,signatures,throttle,breaker,expiry",
         ],
     );
     common::says(&all, 0, "PASSED:");

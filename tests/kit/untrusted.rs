@@ -50,13 +50,14 @@ fn verdicts(o: &std::process::Output) -> Vec<(String, String, String)> {
 
 /// The roadmap's parts, which a fake of the brief's three does not offer. Decided by a case's
 /// part, never its folder: a roadmap-part case in `cases/regressions/` is one of them.
-const ROADMAP_PARTS: [&str; 7] = [
+const ROADMAP_PARTS: [&str; 8] = [
     "policy",
     "retry-after",
     "auto-disable",
     "dead-letters",
     "signatures",
     "throttle",
+    "breaker",
     "expiry",
 ];
 

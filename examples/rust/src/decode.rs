@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::breaker::BreakerPolicy;
 use crate::error::Error;
 use crate::schedule::{MAX_SAFE_INTEGER, Outcome, Policy};
 use crate::signatures::{ID_HEADER, Received, SIGNATURE_HEADER, Secret, TIMESTAMP_HEADER};
@@ -287,9 +288,10 @@ fn outcome(item: &Value) -> Result<Outcome, Error> {
 }
 
 /// A `set_policy` argument: `null` for the default, or `{"attempts", "waits"}` with the optional
-/// `disable_on_gone`, `disable_after`, `throttle` and `max_age` (`policy.valid`,
-/// `gone.policy-key`, `auto.policy-key`, `throttle.policy-key`, `expiry.policy-key`). Ranges are
-/// [`Policy::new`]'s, [`Policy::with_max_age`]'s and [`Throttle::new`]'s to check.
+/// `disable_on_gone`, `disable_after`, `throttle`, `breaker` and `max_age` (`policy.valid`,
+/// `gone.policy-key`, `auto.policy-key`, `throttle.policy-key`, `breaker.policy-key`,
+/// `expiry.policy-key`). Ranges are [`Policy::new`]'s, [`Policy::with_max_age`]'s,
+/// [`Throttle::new`]'s and [`BreakerPolicy::new`]'s to check.
 fn policy(value: &Value) -> Result<Policy, Error> {
     let fields = match value {
         Value::Null => return Ok(Policy::default()),
@@ -304,6 +306,7 @@ fn policy(value: &Value) -> Result<Policy, Error> {
             "disable_on_gone",
             "disable_after",
             "throttle",
+            "breaker",
             "max_age",
         ],
     )
@@ -327,8 +330,30 @@ fn policy(value: &Value) -> Result<Policy, Error> {
         .ok_or(Error::InvalidPolicy)?
         .map(|(burst, interval)| Throttle::new(burst, interval))
         .transpose()?;
+    let breaker = optional(fields, "breaker", breaker_values)
+        .ok_or(Error::InvalidPolicy)?
+        .map(|(failures, window, open_for, probes)| {
+            BreakerPolicy::new(failures, window, open_for, probes)
+        })
+        .transpose()?;
     let max_age = optional(fields, "max_age", strict_integer).ok_or(Error::InvalidPolicy)?;
-    Policy::new(attempts, waits, disable_on_gone, disable_after, throttle)?.with_max_age(max_age)
+    Policy::new(attempts, waits, disable_on_gone, disable_after, throttle)?
+        .with_breaker(breaker)
+        .with_max_age(max_age)
+}
+
+/// A policy's breaker: an object with exactly the integer keys `failures`, `window`, `open_for`
+/// and `probes` (`breaker.valid`); `null`, a missing or an extra key is no breaker.
+fn breaker_values(value: &Value) -> Option<(i64, i64, i64, i64)> {
+    let fields = value.as_object()?;
+    only_keys(fields, &["failures", "window", "open_for", "probes"])?;
+    let read = |key: &str| fields.get(key).and_then(strict_integer);
+    Some((
+        read("failures")?,
+        read("window")?,
+        read("open_for")?,
+        read("probes")?,
+    ))
 }
 
 /// A policy's throttle: an object with exactly the integer keys `burst` and `interval`
@@ -605,6 +630,57 @@ mod tests {
                 )),
                 Err(Error::InvalidPolicy),
                 "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn breaker_is_an_object_of_exactly_four_strict_integers() {
+        assert_eq!(
+            parse(
+                r#"["set_policy", 0, "a", {"attempts": 2, "waits": [1], "breaker": {"probes": 1, "open_for": 60, "window": 30, "failures": 3}}]"#
+            )
+            .map(|op| op.command),
+            Ok(Command::SetPolicy {
+                endpoint: "a".into(),
+                policy: Policy::new(2, vec![1], None, None, None)
+                    .expect("valid")
+                    .with_breaker(BreakerPolicy::new(3, 30, 60, 1).ok()),
+            })
+        );
+        for b in [
+            "null",
+            "true",
+            "5",
+            "[3, 30, 60, 1]",
+            "{}",
+            r#"{"failures": 3, "window": 30, "open_for": 60}"#,
+            r#"{"failures": 3, "window": 30, "probes": 1}"#,
+            r#"{"failures": 3, "open_for": 60, "probes": 1}"#,
+            r#"{"window": 30, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 3, "window": 30, "open_for": 60, "probes": 1, "x": 1}"#,
+            r#"{"Failures": 3, "window": 30, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 3.0, "window": 30, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 3, "window": 3e1, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 3, "window": 30, "open_for": true, "probes": 1}"#,
+            r#"{"failures": 3, "window": 30, "open_for": 60, "probes": null}"#,
+            r#"{"failures": 3, "window": 30, "open_for": 60, "probes": "1"}"#,
+            r#"{"failures": 0, "window": 30, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 1001, "window": 30, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 3, "window": 0, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 3, "window": 2592001, "open_for": 60, "probes": 1}"#,
+            r#"{"failures": 3, "window": 30, "open_for": 0, "probes": 1}"#,
+            r#"{"failures": 3, "window": 30, "open_for": 2592001, "probes": 1}"#,
+            r#"{"failures": 3, "window": 30, "open_for": 60, "probes": 0}"#,
+            r#"{"failures": 3, "window": 30, "open_for": 60, "probes": 101}"#,
+            r#"{"failures": 99999999999999999999, "window": 30, "open_for": 60, "probes": 1}"#,
+        ] {
+            assert_eq!(
+                parse(&format!(
+                    r#"["set_policy", 0, "a", {{"attempts": 2, "waits": [1], "breaker": {b}}}]"#
+                )),
+                Err(Error::InvalidPolicy),
+                "{b}"
             );
         }
     }

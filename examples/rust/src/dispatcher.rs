@@ -1,13 +1,15 @@
 //! The dispatcher as a pure state machine: endpoints with their retry policies, events,
 //! per-endpoint ordering, pausing (by hand, on 410 Gone, or after consecutive failures), dead
-//! letters with their recovery, throttling by a token bucket per endpoint, the signatures each
-//! attempt carries, and the expiry of events older than their endpoint's maximum age. It knows
-//! nothing of JSON; every input here is already well-formed. What a single attempt leads to is
-//! [`crate::schedule`]'s to decide, what a bucket holds [`crate::throttle`]'s, and what signs an
-//! attempt [`crate::signatures`]'s.
+//! letters with their recovery, throttling by a token bucket per endpoint, a circuit breaker per
+//! endpoint, the signatures each attempt carries, and the expiry of events older than their
+//! endpoint's maximum age. It knows nothing of JSON; every input here is already well-formed.
+//! What a single attempt leads to is [`crate::schedule`]'s to decide, what a bucket holds
+//! [`crate::throttle`]'s, whether a breaker lets an attempt through [`crate::breaker`]'s, and what
+//! signs an attempt [`crate::signatures`]'s.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::breaker::{Breaker, Shown};
 use crate::error::Error;
 use crate::schedule::{self, Next, Outcome, Policy};
 use crate::signatures::{Headers, Secret, Secrets, Signing};
@@ -115,10 +117,14 @@ struct Endpoint {
     /// The token bucket, exactly when the policy in force has a throttle (Part 9); replaced by
     /// a full one at every `set_policy` that carries a throttle (`throttle.set`).
     bucket: Option<Bucket>,
-    /// Pending events throttled since their last attempt, `enable` or `set_policy`
-    /// (`throttle.release`). Usually the head alone, but a revived event put in front of a
-    /// throttled one may be throttled too (`throttle.with-recover`).
-    throttled: BTreeSet<Seq>,
+    /// The circuit breaker, exactly when the policy in force has one (Part 10); replaced by a
+    /// new closed one at every `set_policy` that carries a breaker (`breaker.set`).
+    breaker: Option<Breaker>,
+    /// Pending events throttled (Part 9) or held by the breaker (Part 10) since their last
+    /// attempt, `enable` or `set_policy`: both are released alike (`throttle.release`,
+    /// `breaker.set`). Usually the head alone, but a revived event put in front of one may be
+    /// deferred too (`throttle.with-recover`, `breaker.with-others`).
+    deferred: BTreeSet<Seq>,
     /// The signing secrets (Part 8), none until the first `set_secret`.
     secrets: Secrets,
 }
@@ -136,6 +142,8 @@ pub struct Status {
 pub struct EndpointReport {
     pub reason: Option<Reason>,
     pub consecutive_failures: u64,
+    /// The breaker's state at the report's `ts`, while the policy in force has one (Part 10).
+    pub breaker: Option<Shown>,
 }
 
 /// What `dead_letter` reports for a dead event (Part 7).
@@ -211,7 +219,8 @@ impl Dispatcher {
             dead: BTreeMap::new(),
             dead_by_time: BTreeMap::new(),
             bucket: None,
-            throttled: BTreeSet::new(),
+            breaker: None,
+            deferred: BTreeSet::new(),
             secrets: Secrets::default(),
         });
         Ok(())
@@ -258,17 +267,18 @@ impl Dispatcher {
     /// smallest (due time, enqueue order) first, and returns the records in that order, each
     /// `"<endpoint_id> disabled"` right after the attempt that disabled the endpoint (a 410 under
     /// `disable_on_gone`, or the failure that reached `disable_after`). A head whose endpoint's
-    /// bucket is empty is not attempted but throttled, its record in the place its attempt's
-    /// would have had (`throttle.record`). Terminates because a retry is always due after `ts`,
-    /// and a throttled head is due after `ts` or else set aside for the rest of the call. Each
-    /// pick costs O(log n): the failure count, the threshold and the bucket are per endpoint,
-    /// not scanned.
+    /// breaker is open is not attempted but held (`breaker.held`), and one that the breaker lets
+    /// through but whose endpoint's bucket is empty is throttled (`breaker.with-throttle`), each
+    /// record in the place its attempt's would have had (`throttle.record`, `breaker.record`).
+    /// Terminates because a retry is always due after `ts`, and a held or throttled head is due
+    /// after `ts` or else set aside for the rest of the call. Each pick costs O(log n): the
+    /// failure count, the threshold, the breaker and the bucket are per endpoint, not scanned.
     pub fn process(&mut self, ts: i64) -> Vec<String> {
         self.calls.push(ts);
         let mut records = self.expire(ts);
-        // Endpoints whose head was throttled until a time not after `ts`, which happens only at
-        // the end of the ts range (`throttle.beyond-range`): out of `heads` until the call ends,
-        // as a head is picked at most once per call.
+        // Endpoints whose head was held or throttled until a time not after `ts`, which happens
+        // only at the end of the ts range (`breaker.beyond-range`, `throttle.beyond-range`): out
+        // of `heads` until the call ends, as a head is picked at most once per call.
         let mut set_aside = Vec::new();
         while let Some(&key) = self.heads.first()
             && key.0 <= ts
@@ -276,16 +286,28 @@ impl Dispatcher {
             let seq = key.1;
             let ep = self.events[seq].endpoint;
             let endpoint = &mut self.endpoints[ep];
-            if let Some(bucket) = &mut endpoint.bucket
+            // The breaker first: a head it holds takes no token (`breaker.with-throttle`).
+            let deferred = if let Some(until) = endpoint
+                .breaker
+                .as_ref()
+                .and_then(|breaker| breaker.held_until(ts))
+            {
+                Some((until, "held"))
+            } else if let Some(bucket) = &mut endpoint.bucket
                 && let Err(next) = bucket.take(&self.calls)
             {
+                Some((next, "throttled"))
+            } else {
+                None
+            };
+            if let Some((until, what)) = deferred {
                 // Not an attempt: count, outcomes, schedule and failure count stay
-                // (`throttle.not-attempt`); the events behind it stay blocked.
-                endpoint.throttled.insert(seq);
+                // (`throttle.not-attempt`, `breaker.held`); the events behind it stay blocked.
+                endpoint.deferred.insert(seq);
                 let event = &mut self.events[seq];
-                event.due_at = next;
-                records.push(format!("{} throttled until {next}", event.id));
-                if next <= ts {
+                event.due_at = until;
+                records.push(format!("{} {what} until {until}", event.id));
+                if until <= ts {
                     self.heads.remove(&key);
                     set_aside.push(ep);
                 } else {
@@ -293,7 +315,7 @@ impl Dispatcher {
                 }
                 continue;
             }
-            endpoint.throttled.remove(&seq);
+            endpoint.deferred.remove(&seq);
             let (record, disable) = self.attempt(seq, ts);
             records.push(record);
             if let Some(reason) = disable {
@@ -353,9 +375,10 @@ impl Dispatcher {
         // A fresh start, whatever disabled it (`auto.count`).
         endpoint.consecutive_failures = 0;
         // Attempt counts stay, so each held event's retry schedule resumes where it stopped.
-        // Throttled events are due now like the others and no longer throttled; the bucket
-        // keeps its tokens and its clock (`throttle.pause`).
-        endpoint.throttled.clear();
+        // Throttled and held events are due now like the others and no longer deferred; the
+        // bucket keeps its tokens and its clock (`throttle.pause`), the breaker its state and T
+        // (`breaker.with-disable`).
+        endpoint.deferred.clear();
         for &seq in &endpoint.pending {
             self.events[seq].due_at = ts;
         }
@@ -380,9 +403,11 @@ impl Dispatcher {
     /// Replaces the endpoint's whole policy. Allowed while disabled: a policy is configuration,
     /// and held events follow it once they fail after `enable` (`policy.per-endpoint`). The
     /// bucket is replaced too: a full new one anchored at `ts` if the policy has a throttle
-    /// (`throttle.set`), none otherwise; the throttled events due after `ts` become due at `ts`,
-    /// their token time being the old bucket's (`throttle.release`). Retries scheduled by
-    /// failures do not move (`policy.no-reschedule`).
+    /// (`throttle.set`), none otherwise; and so is the breaker: a new closed one if the policy
+    /// has a breaker, none otherwise (`breaker.set`). The throttled and held events due after
+    /// `ts` become due at `ts`, their token time or T being the replaced bucket's or breaker's
+    /// (`throttle.release`, `breaker.set`). Retries scheduled by failures do not move
+    /// (`policy.no-reschedule`).
     pub fn set_policy(&mut self, ts: i64, endpoint_id: &str, policy: Policy) -> Result<(), Error> {
         let ep = self.endpoint(endpoint_id)?;
         let before = self.head_key(ep);
@@ -390,8 +415,9 @@ impl Dispatcher {
         endpoint.bucket = policy
             .throttle()
             .map(|throttle| Bucket::new(throttle, ts, &self.calls));
+        endpoint.breaker = policy.breaker().map(Breaker::new);
         endpoint.policy = policy;
-        for seq in std::mem::take(&mut endpoint.throttled) {
+        for seq in std::mem::take(&mut endpoint.deferred) {
             let event = &mut self.events[seq];
             event.due_at = event.due_at.min(ts);
         }
@@ -403,12 +429,14 @@ impl Dispatcher {
         Ok(&self.endpoints[self.endpoint(endpoint_id)?].policy)
     }
 
-    /// The endpoint's state and failure count (`endpoint.report`).
-    pub fn endpoint_report(&self, endpoint_id: &str) -> Result<EndpointReport, Error> {
+    /// The endpoint's state and failure count (`endpoint.report`), and its breaker's state as
+    /// of `ts` (`breaker.report`, `breaker.report-time`).
+    pub fn endpoint_report(&self, ts: i64, endpoint_id: &str) -> Result<EndpointReport, Error> {
         let endpoint = &self.endpoints[self.endpoint(endpoint_id)?];
         Ok(EndpointReport {
             reason: endpoint.disabled,
             consecutive_failures: endpoint.consecutive_failures,
+            breaker: endpoint.breaker.as_ref().map(|breaker| breaker.shown(ts)),
         })
     }
 
@@ -552,6 +580,11 @@ impl Dispatcher {
             Next::Delivered => 0,
             _ => endpoint.consecutive_failures.saturating_add(1),
         };
+        // The breaker counts the same failures, independently (`breaker.with-disable`); its
+        // opening changes nothing of this attempt's own record (`breaker.open`).
+        if let Some(breaker) = &mut endpoint.breaker {
+            breaker.record(next == Next::Delivered, ts);
+        }
         let (record, gone) = match next {
             Next::Delivered => {
                 event.fate = Fate::Delivered;
@@ -635,9 +668,9 @@ impl Dispatcher {
         }
         let endpoint = &mut self.endpoints[event.endpoint];
         endpoint.pending.remove(&seq);
-        // A throttled event that dies of age is no longer throttled (`throttle.release` moves
-        // only pending events).
-        endpoint.throttled.remove(&seq);
+        // A throttled or held event that dies of age is no longer deferred
+        // (`throttle.release` and `breaker.set` move only pending events).
+        endpoint.deferred.remove(&seq);
         endpoint.dead.insert(number, seq);
         endpoint.dead_by_time.insert((ts, number), seq);
         self.dead_letters.insert(number, seq);
@@ -673,6 +706,7 @@ fn revive(event: &mut Event, ts: i64, deadline: Option<i64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::breaker::BreakerPolicy;
 
     fn plain(statuses: &[u16]) -> Vec<Outcome> {
         statuses.iter().copied().map(Outcome::plain).collect()
@@ -856,5 +890,150 @@ mod tests {
         }
         // The run is long enough to exercise expiry at all.
         assert!(expiries > 50, "{expiries}");
+    }
+
+    /// A plain model of one endpoint's breaker, keeping every failure since the set or the last
+    /// close and reading `breaker.window` literally.
+    #[derive(Debug, Clone)]
+    enum Model {
+        Closed(Vec<i64>),
+        /// Open before `until`, half-open from it with this many successful probes.
+        Opened(i64, u32),
+    }
+
+    /// A long pseudo-random run on two endpoints with breakers (and no other part that writes
+    /// records of its own), checked record by record against [`Model`]: a head is held exactly
+    /// when the model's breaker is open, until the model's T; every other pick is an attempt
+    /// that the model then counts; each event is picked at most once per call; and `endpoint`
+    /// shows the model's state at any `ts`.
+    #[test]
+    fn the_breaker_agrees_with_a_plain_model() {
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |bound: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % bound
+        };
+        let int = |n: u64| i64::try_from(n).unwrap();
+        let mut d = Dispatcher::new();
+        let endpoints = ["a", "b"];
+        let mut models: Vec<Option<(BreakerPolicy, Model)>> = vec![None, None];
+        for id in endpoints {
+            d.register(id).unwrap();
+        }
+        let mut owner: HashMap<String, usize> = HashMap::new();
+        let mut ts: i64 = 0;
+        let (mut held, mut opened, mut closed) = (0, 0, 0);
+        for step in 0..20_000 {
+            let ep = usize::try_from(next(2)).unwrap();
+            match next(24) {
+                0..=7 => {
+                    let statuses: Vec<u16> = (0..=next(3))
+                        .map(|_| [200, 200, 500, 404][usize::try_from(next(4)).unwrap()])
+                        .collect();
+                    let id = format!("e{step}");
+                    d.enqueue(ts, endpoints[ep], &id, plain(&statuses), String::new())
+                        .unwrap();
+                    owner.insert(id, ep);
+                }
+                8..=15 => {
+                    // Mostly forward, sometimes back (`op.ts-any-order`).
+                    ts += int(next(30)) - 5;
+                    let records = d.process(ts);
+                    let mut seen = BTreeSet::new();
+                    for record in records {
+                        let (id, rest) = record.split_once(' ').unwrap();
+                        assert!(seen.insert(id.to_owned()), "{id} picked twice at {step}");
+                        let Some((policy, model)) = &mut models[owner[id]] else {
+                            assert!(!rest.starts_with("held"), "{record} without a breaker");
+                            continue;
+                        };
+                        let open_until = match *model {
+                            Model::Opened(until, _) if ts < until => Some(until),
+                            _ => None,
+                        };
+                        if let Some(t) = rest.strip_prefix("held until ") {
+                            assert_eq!(Some(t.parse::<i64>().unwrap()), open_until, "{step}");
+                            held += 1;
+                            continue;
+                        }
+                        assert_eq!(open_until, None, "{record} while open at {step}");
+                        let delivered = rest.ends_with("delivered");
+                        let reopen = |model: &mut Model| {
+                            *model = Model::Opened(ts + policy.open_for(), 0);
+                        };
+                        match model {
+                            Model::Closed(failures) => {
+                                if !delivered {
+                                    failures.push(ts);
+                                    let f = usize::try_from(policy.failures()).unwrap();
+                                    if failures.len() >= f
+                                        && ts - failures[failures.len() - f] < policy.window()
+                                    {
+                                        reopen(model);
+                                        opened += 1;
+                                    }
+                                }
+                            }
+                            Model::Opened(until, successes) => {
+                                if !delivered {
+                                    reopen(model);
+                                } else if *successes + 1 >= policy.probes() {
+                                    *model = Model::Closed(Vec::new());
+                                    closed += 1;
+                                } else {
+                                    *model = Model::Opened(*until, *successes + 1);
+                                }
+                            }
+                        }
+                    }
+                }
+                16 => {
+                    let breaker = match next(4) {
+                        0 => None,
+                        _ => Some(
+                            BreakerPolicy::new(
+                                int(next(3)) + 1,
+                                int(next(30)) + 1,
+                                int(next(40)) + 1,
+                                int(next(3)) + 1,
+                            )
+                            .unwrap(),
+                        ),
+                    };
+                    let policy = Policy::new(3, vec![5, 10], None, None, None)
+                        .unwrap()
+                        .with_breaker(breaker);
+                    d.set_policy(ts, endpoints[ep], policy).unwrap();
+                    models[ep] = breaker.map(|b| (b, Model::Closed(Vec::new())));
+                }
+                17 | 18 => {
+                    let _ = d.disable(endpoints[ep]);
+                }
+                19 | 20 => {
+                    let _ = d.enable(ts, endpoints[ep], next(4) == 0);
+                }
+                _ => {
+                    let at = ts + int(next(60)) - 30;
+                    let shown = d.endpoint_report(at, endpoints[ep]).unwrap().breaker;
+                    let want = models[ep].as_ref().map(|(_, model)| match *model {
+                        Model::Closed(_) => Shown::Closed,
+                        Model::Opened(until, _) if at < until => Shown::Open { until },
+                        _ => Shown::HalfOpen,
+                    });
+                    assert_eq!(shown, want, "at step {step}");
+                }
+            }
+            // Deferred events are pending events of their endpoint.
+            for endpoint in &d.endpoints {
+                assert!(endpoint.deferred.is_subset(&endpoint.pending));
+            }
+        }
+        // The run is long enough to exercise every transition.
+        assert!(
+            held > 1000 && opened > 300 && closed > 20,
+            "{held} {opened} {closed}"
+        );
     }
 }

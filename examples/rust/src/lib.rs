@@ -2,12 +2,14 @@
 //! exponential backoff) that honours Retry-After and may pause an endpoint on 410 Gone or after
 //! too many consecutive failures, per-endpoint delivery order, pausing endpoints with optional
 //! replay of dead letters, dead letters' details and recovery, a token bucket per endpoint
-//! that throttles its deliveries, Standard Webhooks signatures with rotating secrets, and a
-//! maximum event age past which a pending event expires.
+//! that throttles its deliveries, a circuit breaker per endpoint that holds its deliveries
+//! after a burst of failures, Standard Webhooks signatures with rotating secrets, and a maximum
+//! event age past which a pending event expires.
 //!
 //! [`run`] is the whole public interface: it replays a list of JSON operations against a fresh
 //! dispatcher and returns one JSON result per operation.
 
+mod breaker;
 mod decode;
 mod dispatcher;
 mod error;
@@ -76,7 +78,9 @@ fn execute(
             Value::Bool(true)
         }
         Command::Policy { endpoint } => policy_object(dispatcher.policy(&endpoint)?),
-        Command::Endpoint { endpoint } => endpoint_object(dispatcher.endpoint_report(&endpoint)?),
+        Command::Endpoint { endpoint } => {
+            endpoint_object(dispatcher.endpoint_report(ts, &endpoint)?)
+        }
         Command::DeadLetter { event } => dead_letter_object(dispatcher.dead_letter(&event)?),
         Command::Recover { endpoint, since } => {
             Value::from(dispatcher.recover(ts, &endpoint, since)?)
@@ -121,6 +125,14 @@ fn policy_object(policy: &Policy) -> Value {
         bucket.insert("interval".into(), Value::from(throttle.interval()));
         object.insert("throttle".into(), Value::Object(bucket));
     }
+    if let Some(breaker) = policy.breaker() {
+        let mut numbers = Map::new();
+        numbers.insert("failures".into(), Value::from(breaker.failures()));
+        numbers.insert("window".into(), Value::from(breaker.window()));
+        numbers.insert("open_for".into(), Value::from(breaker.open_for()));
+        numbers.insert("probes".into(), Value::from(breaker.probes()));
+        object.insert("breaker".into(), Value::Object(numbers));
+    }
     if let Some(max_age) = policy.max_age() {
         object.insert("max_age".into(), Value::from(max_age));
     }
@@ -140,6 +152,16 @@ fn endpoint_object(report: EndpointReport) -> Value {
         "consecutive_failures".into(),
         Value::from(report.consecutive_failures),
     );
+    // Only while the policy in force has a breaker; otherwise Part 6's three keys alone.
+    if let Some(shown) = report.breaker {
+        let mut breaker = Map::new();
+        breaker.insert("state".into(), Value::from(shown.as_str()));
+        breaker.insert(
+            "until".into(),
+            shown.until().map_or(Value::Null, Value::from),
+        );
+        object.insert("breaker".into(), Value::Object(breaker));
+    }
     Value::Object(object)
 }
 
@@ -2114,6 +2136,514 @@ mod tests {
                 {"attempts": 6, "waits": [30], "max_age": 31536000},
                 true,
                 {"attempts": 6, "waits": [30, 60, 120, 240, 300]}
+            ]),
+        );
+    }
+
+    // Part 10: circuit breaker.
+
+    #[test]
+    fn f_failures_open_the_breaker_and_p_probes_close_it() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 5, "waits": [10],
+                  "breaker": {"failures": 2, "window": 60, "open_for": 100, "probes": 2}}],
+                ["policy", 0, "shop"],
+                ["endpoint", 0, "shop"],
+                ["enqueue", 0, "shop", "e1", [500, 500, 200]],
+                ["enqueue", 0, "shop", "e2", [200]],
+                ["process", 0],
+                ["process", 10],
+                ["endpoint", 10, "shop"],
+                ["process", 20],
+                ["status", 20, "e1"],
+                ["status", 20, "e2"],
+                ["endpoint", 20, "shop"],
+                ["process", 109],
+                ["endpoint", 109, "shop"],
+                ["endpoint", 110, "shop"],
+                // Two probes in one call: the second is the next head, unblocked.
+                ["process", 110],
+                ["endpoint", 110, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                {"attempts": 5, "waits": [10],
+                 "breaker": {"failures": 2, "window": 60, "open_for": 100, "probes": 2}},
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "closed", "until": null}},
+                "queued",
+                "queued",
+                ["e1 #1 500 retry at 10"],
+                ["e1 #2 500 retry at 20"],
+                {"disabled": false, "reason": null, "consecutive_failures": 2,
+                 "breaker": {"state": "open", "until": 110}},
+                ["e1 held until 110"],
+                {"state": "pending", "attempts": 2, "next_attempt_at": 110},
+                {"state": "pending", "attempts": 0, "next_attempt_at": 0},
+                {"disabled": false, "reason": null, "consecutive_failures": 2,
+                 "breaker": {"state": "open", "until": 110}},
+                [],
+                {"disabled": false, "reason": null, "consecutive_failures": 2,
+                 "breaker": {"state": "open", "until": 110}},
+                {"disabled": false, "reason": null, "consecutive_failures": 2,
+                 "breaker": {"state": "half-open", "until": null}},
+                ["e1 #3 200 delivered", "e2 #1 200 delivered"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "closed", "until": null}}
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_dead_opener_lets_the_next_head_be_held_and_a_failed_probe_reopens() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["register", 0, "mall", "u"],
+                ["set_policy", 0, "shop", {"attempts": 1, "waits": [10],
+                  "breaker": {"failures": 1, "window": 1, "open_for": 50, "probes": 1}}],
+                ["enqueue", 0, "shop", "e1", [503]],
+                ["enqueue", 0, "shop", "e2", [500]],
+                ["enqueue", 0, "shop", "e3", [200]],
+                ["enqueue", 0, "mall", "m1", [200]],
+                ["process", 0],
+                ["process", 50],
+                ["endpoint", 50, "shop"],
+                ["process", 99],
+                ["process", 100],
+                ["endpoint", 100, "shop"],
+                ["endpoint", 100, "mall"],
+                ["dead_letters", 100]
+            ]),
+            json!([
+                true,
+                true,
+                true,
+                "queued",
+                "queued",
+                "queued",
+                "queued",
+                ["e1 #1 503 dead", "e2 held until 50", "m1 #1 200 delivered"],
+                ["e2 #1 500 dead", "e3 held until 100"],
+                {"disabled": false, "reason": null, "consecutive_failures": 2,
+                 "breaker": {"state": "open", "until": 100}},
+                [],
+                ["e3 #1 200 delivered"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "closed", "until": null}},
+                {"disabled": false, "reason": null, "consecutive_failures": 0},
+                ["e1", "e2"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn the_window_is_measured_back_from_the_failure_and_successes_do_not_count() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 1, "waits": [1],
+                  "breaker": {"failures": 2, "window": 10, "open_for": 20, "probes": 1}}],
+                ["enqueue", 0, "shop", "a", [500]],
+                ["process", 0],
+                ["enqueue", 10, "shop", "b", [500]],
+                ["process", 10],
+                ["endpoint", 10, "shop"],
+                ["enqueue", 15, "shop", "c", [200]],
+                ["process", 15],
+                ["enqueue", 15, "shop", "d", [404]],
+                ["process", 15],
+                ["endpoint", 15, "shop"],
+                ["endpoint", 34, "shop"],
+                ["endpoint", 35, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["a #1 500 dead"],
+                "queued",
+                ["b #1 500 dead"],
+                {"disabled": false, "reason": null, "consecutive_failures": 2,
+                 "breaker": {"state": "closed", "until": null}},
+                "queued",
+                ["c #1 200 delivered"],
+                "queued",
+                ["d #1 404 dead"],
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "open", "until": 35}},
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "open", "until": 35}},
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "half-open", "until": null}}
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_held_head_takes_no_token_and_a_probe_takes_one() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 3, "waits": [10],
+                  "throttle": {"burst": 2, "interval": 1000},
+                  "breaker": {"failures": 1, "window": 10, "open_for": 20, "probes": 1}}],
+                ["enqueue", 0, "shop", "e1", [500, 200]],
+                ["process", 0],
+                ["process", 10],
+                ["process", 20],
+                ["enqueue", 20, "shop", "e2", [200]],
+                ["process", 20],
+                ["endpoint", 20, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e1 #1 500 retry at 10"],
+                ["e1 held until 20"],
+                ["e1 #2 200 delivered"],
+                "queued",
+                ["e2 throttled until 1000"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "closed", "until": null}}
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_throttled_head_is_no_probe() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 3, "waits": [5],
+                  "throttle": {"burst": 1, "interval": 100},
+                  "breaker": {"failures": 1, "window": 10, "open_for": 20, "probes": 1}}],
+                ["enqueue", 0, "shop", "e1", [500, 200]],
+                ["process", 0],
+                ["process", 20],
+                ["endpoint", 20, "shop"],
+                ["process", 100],
+                ["endpoint", 100, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e1 #1 500 retry at 5"],
+                ["e1 throttled until 100"],
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "half-open", "until": null}},
+                ["e1 #2 200 delivered"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "closed", "until": null}}
+            ]),
+        );
+    }
+
+    #[test]
+    fn set_policy_restarts_the_breaker_and_releases_held_events_only() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 5, "waits": [100],
+                  "breaker": {"failures": 1, "window": 10, "open_for": 50, "probes": 1}}],
+                ["enqueue", 0, "shop", "e1", [404]],
+                ["enqueue", 0, "shop", "e2", [500, 200]],
+                ["process", 0],
+                // A failed set changes nothing.
+                ["set_policy", 20, "shop", {"attempts": 5, "waits": [100],
+                  "breaker": {"failures": 1, "window": 10, "open_for": 0, "probes": 1}}],
+                ["status", 20, "e2"],
+                ["set_policy", 20, "shop", {"attempts": 5, "waits": [100],
+                  "breaker": {"failures": 1, "window": 10, "open_for": 50, "probes": 1}}],
+                ["status", 20, "e2"],
+                ["endpoint", 20, "shop"],
+                ["process", 20],
+                ["endpoint", 20, "shop"],
+                // No breaker: Part 6's three keys, and the retry at 120 does not move.
+                ["set_policy", 30, "shop", null],
+                ["endpoint", 30, "shop"],
+                ["status", 30, "e2"],
+                ["process", 119],
+                ["process", 120]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                ["e1 #1 404 dead", "e2 held until 50"],
+                "error: invalid policy",
+                {"state": "pending", "attempts": 0, "next_attempt_at": 50},
+                true,
+                {"state": "pending", "attempts": 0, "next_attempt_at": 20},
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "closed", "until": null}},
+                ["e2 #1 500 retry at 120"],
+                {"disabled": false, "reason": null, "consecutive_failures": 2,
+                 "breaker": {"state": "open", "until": 70}},
+                true,
+                {"disabled": false, "reason": null, "consecutive_failures": 2},
+                {"state": "pending", "attempts": 1, "next_attempt_at": 120},
+                [],
+                ["e2 #2 200 delivered"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_held_event_due_before_the_set_keeps_its_due_time() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 1, "waits": [1],
+                  "breaker": {"failures": 1, "window": 10, "open_for": 50, "probes": 1}}],
+                ["enqueue", 0, "shop", "e1", [404]],
+                ["enqueue", 0, "shop", "e2", [200]],
+                ["process", 0],
+                ["set_policy", 70, "shop", null],
+                ["status", 70, "e2"],
+                ["process", 70]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                ["e1 #1 404 dead", "e2 held until 50"],
+                true,
+                {"state": "pending", "attempts": 0, "next_attempt_at": 50},
+                ["e2 #1 200 delivered"]
+            ]),
+        );
+    }
+
+    #[test]
+    fn the_breaker_and_auto_disable_count_independently() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 5, "waits": [10], "disable_after": 2,
+                  "breaker": {"failures": 2, "window": 100, "open_for": 30, "probes": 1}}],
+                ["enqueue", 0, "shop", "e1", [500]],
+                ["process", 0],
+                ["process", 10],
+                ["endpoint", 10, "shop"],
+                ["status", 10, "e1"],
+                ["process", 20],
+                ["enable", 25, "shop", false],
+                ["process", 25],
+                ["endpoint", 25, "shop"],
+                ["disable", 30, "shop"],
+                ["enable", 30, "shop", false],
+                ["status", 30, "e1"],
+                ["process", 39],
+                ["process", 40],
+                ["endpoint", 40, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                ["e1 #1 500 retry at 10"],
+                ["e1 #2 500 retry at 20", "shop disabled"],
+                {"disabled": true, "reason": "failing", "consecutive_failures": 2,
+                 "breaker": {"state": "open", "until": 40}},
+                {"state": "held", "attempts": 2, "next_attempt_at": null},
+                [],
+                true,
+                ["e1 held until 40"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "open", "until": 40}},
+                true,
+                true,
+                {"state": "pending", "attempts": 2, "next_attempt_at": 30},
+                ["e1 held until 40"],
+                ["e1 #3 500 retry at 50"],
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "open", "until": 70}}
+            ]),
+        );
+    }
+
+    #[test]
+    fn held_heads_can_expire_and_revived_events_are_held() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 5, "waits": [10], "max_age": 30,
+                  "breaker": {"failures": 1, "window": 10, "open_for": 100, "probes": 1}}],
+                ["enqueue", 0, "shop", "e1", [500]],
+                ["enqueue", 5, "shop", "e2", [404]],
+                ["process", 0],
+                ["process", 10],
+                ["process", 30],
+                ["status", 30, "e2"],
+                ["process", 35],
+                ["dead_letter", 35, "e1"],
+                ["recover", 40, "shop", 0],
+                ["process", 40],
+                ["status", 40, "e1"],
+                ["endpoint", 40, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                ["e1 #1 500 retry at 10"],
+                ["e1 held until 100"],
+                ["e1 expired", "e2 held until 100"],
+                {"state": "pending", "attempts": 0, "next_attempt_at": 100},
+                ["e2 expired"],
+                {"endpoint": "shop", "attempts": 1, "last_status": 500, "died_at": 30,
+                 "reason": "expired"},
+                2,
+                ["e1 held until 100"],
+                {"state": "pending", "attempts": 0, "next_attempt_at": 100},
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "open", "until": 100}}
+            ]),
+        );
+    }
+
+    #[test]
+    fn time_going_back_before_t_holds_again_and_keeps_the_probes_counted() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "shop", {"attempts": 1, "waits": [1],
+                  "breaker": {"failures": 1, "window": 10, "open_for": 50, "probes": 2}}],
+                ["enqueue", 0, "shop", "e1", [500]],
+                ["enqueue", 0, "shop", "e2", [200]],
+                ["process", 0],
+                ["process", 50],
+                ["enqueue", 40, "shop", "e3", [200]],
+                ["endpoint", 40, "shop"],
+                ["process", 40],
+                ["endpoint", 50, "shop"],
+                ["process", 50],
+                ["endpoint", 40, "shop"]
+            ]),
+            json!([
+                true,
+                true,
+                "queued",
+                "queued",
+                ["e1 #1 500 dead", "e2 held until 50"],
+                ["e2 #1 200 delivered"],
+                "queued",
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "open", "until": 50}},
+                ["e3 held until 50"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "half-open", "until": null}},
+                // The second success in a row: the first, before time went back, still counts.
+                ["e3 #1 200 delivered"],
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "closed", "until": null}}
+            ]),
+        );
+    }
+
+    #[test]
+    fn a_breaker_open_past_the_last_ts_stays_open_and_one_open_until_it_half_opens() {
+        let max = 9_007_199_254_740_991_i64;
+        let held = format!("e2 held until {max}");
+        let open = json!({"disabled": false, "reason": null, "consecutive_failures": 1,
+                          "breaker": {"state": "open", "until": max}});
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["register", 0, "mall", "u"],
+                ["set_policy", 0, "shop", {"attempts": 1, "waits": [1],
+                  "breaker": {"failures": 1, "window": 10, "open_for": 100, "probes": 1}}],
+                ["set_policy", 0, "mall", {"attempts": 1, "waits": [1],
+                  "breaker": {"failures": 1, "window": 10, "open_for": 5, "probes": 1}}],
+                ["enqueue", max - 5, "shop", "e1", [404]],
+                ["enqueue", max - 5, "shop", "e2", [200]],
+                ["enqueue", max - 5, "mall", "m1", [500]],
+                ["enqueue", max - 5, "mall", "m2", [200]],
+                ["process", max - 5],
+                ["endpoint", max, "shop"],
+                ["endpoint", max, "mall"],
+                // shop's T is past the limit: open at the limit too, held once per call.
+                ["process", max],
+                ["status", max, "e2"],
+                ["process", max],
+                // Opened at the last ts itself: held there as well.
+                ["enqueue", max, "mall", "m3", [500]],
+                ["enqueue", max, "mall", "m4", [200]],
+                ["process", max],
+                ["endpoint", max, "mall"],
+                ["set_policy", max, "shop", null],
+                ["endpoint", max, "shop"],
+                ["process", max]
+            ]),
+            json!([
+                true,
+                true,
+                true,
+                true,
+                "queued",
+                "queued",
+                "queued",
+                "queued",
+                ["e1 #1 404 dead", held, "m1 #1 500 dead", format!("m2 held until {max}")],
+                open,
+                {"disabled": false, "reason": null, "consecutive_failures": 1,
+                 "breaker": {"state": "half-open", "until": null}},
+                [held, "m2 #1 200 delivered"],
+                {"state": "pending", "attempts": 0, "next_attempt_at": max},
+                [held],
+                "queued",
+                "queued",
+                [held, "m3 #1 500 dead", format!("m4 held until {max}")],
+                open,
+                true,
+                {"disabled": false, "reason": null, "consecutive_failures": 1},
+                ["e2 #1 200 delivered", format!("m4 held until {max}")]
+            ]),
+        );
+    }
+
+    #[test]
+    fn breaker_policies_are_checked_before_the_endpoint_and_echoed_as_given() {
+        check(
+            json!([
+                ["register", 0, "shop", "u"],
+                ["set_policy", 0, "nope", {"attempts": 6, "waits": [30],
+                  "breaker": {"failures": 1, "window": 1, "open_for": 1}}],
+                ["set_policy", 0, "nope", {"attempts": 6, "waits": [30],
+                  "breaker": {"failures": 1, "window": 1, "open_for": 1, "probes": 1}}],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30], "breaker": null}],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30],
+                  "breaker": {"failures": 1000, "window": 2592000, "open_for": 2592000,
+                              "probes": 100}}],
+                ["policy", 0, "shop"],
+                ["endpoint", 0, "shop"],
+                ["set_policy", 0, "shop", {"attempts": 6, "waits": [30]}],
+                ["policy", 0, "shop"],
+                ["endpoint", 0, "shop"]
+            ]),
+            json!([
+                true,
+                "error: invalid policy",
+                "error: unknown endpoint",
+                "error: invalid policy",
+                true,
+                {"attempts": 6, "waits": [30],
+                 "breaker": {"failures": 1000, "window": 2592000, "open_for": 2592000,
+                             "probes": 100}},
+                {"disabled": false, "reason": null, "consecutive_failures": 0,
+                 "breaker": {"state": "closed", "until": null}},
+                true,
+                {"attempts": 6, "waits": [30]},
+                {"disabled": false, "reason": null, "consecutive_failures": 0}
             ]),
         );
     }

@@ -1,8 +1,10 @@
 //! The retry schedule: an endpoint's retry policy (roadmap Part 4, with the failure threshold of
-//! Part 6, the throttle of Part 9 and the maximum event age of Part 11), the scripted outcome of
+//! Part 6, the throttle of Part 9, the circuit breaker of Part 10 and the maximum event age of
+//! Part 11), the scripted outcome of
 //! an attempt with its optional Retry-After (Part 5), and what one attempt leads to. Values here
 //! are range-checked on construction, so the dispatcher can rely on them without re-checking.
 
+use crate::breaker::BreakerPolicy;
 use crate::error::Error;
 use crate::throttle::Throttle;
 
@@ -31,7 +33,7 @@ const DISABLE_AFTER: std::ops::RangeInclusive<i64> = 1..=1000;
 const MAX_AGE: std::ops::RangeInclusive<i64> = 1..=31_536_000;
 
 /// An endpoint's retry policy. It remembers whether `disable_on_gone`, `disable_after`,
-/// `throttle` and `max_age` were given at all, because the `policy` query echoes exactly the
+/// `throttle`, `breaker` and `max_age` were given at all, because the `policy` query echoes exactly the
 /// keys `set_policy` received, an explicit `false` included.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
@@ -43,6 +45,8 @@ pub struct Policy {
     disable_after: Option<u32>,
     /// Without it the endpoint is never throttled (`throttle.policy-key`).
     throttle: Option<Throttle>,
+    /// Without it the endpoint has no circuit breaker (`breaker.policy-key`).
+    breaker: Option<BreakerPolicy>,
     /// Without it the endpoint's events never expire (`expiry.policy-key`).
     max_age: Option<i64>,
 }
@@ -56,6 +60,7 @@ impl Default for Policy {
             disable_on_gone: None,
             disable_after: None,
             throttle: None,
+            breaker: None,
             max_age: None,
         }
     }
@@ -87,8 +92,15 @@ impl Policy {
             disable_on_gone,
             disable_after,
             throttle,
+            breaker: None,
             max_age: None,
         })
+    }
+
+    /// The same policy with Part 10's `breaker` (`None`: the key was absent), already
+    /// range-checked by [`BreakerPolicy::new`].
+    pub fn with_breaker(self, breaker: Option<BreakerPolicy>) -> Policy {
+        Policy { breaker, ..self }
     }
 
     /// The same policy with Part 11's `max_age` (`None`: the key was absent); a value out of
@@ -121,6 +133,11 @@ impl Policy {
     /// `throttle` as given: `None` when the key was absent.
     pub fn throttle(&self) -> Option<Throttle> {
         self.throttle
+    }
+
+    /// `breaker` as given: `None` when the key was absent.
+    pub fn breaker(&self) -> Option<BreakerPolicy> {
+        self.breaker
     }
 
     /// `max_age` as given: `None` when the key was absent.

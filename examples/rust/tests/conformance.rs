@@ -17,6 +17,7 @@ fn main() -> std::process::ExitCode {
             Part::DeadLetters,
             Part::Signatures,
             Part::Throttle,
+            Part::Breaker,
             Part::Expiry,
         ])
         .run()

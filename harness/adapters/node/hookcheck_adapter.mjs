@@ -7,7 +7,7 @@
 // default export. It may export HOOKCHECK_PARTS = ["retries", "ordering"] to declare the parts it
 // implements (the brief's three by default); --parts overrides both. The roadmap's parts are
 // declared the same way ("policy", "retry-after", "auto-disable", "dead-letters", "signatures",
-// "throttle", "expiry"); a part needs the parts it builds on, and hookcheck refuses a declaration without them. Node 18 or later, no dependencies.
+// "throttle", "breaker", "expiry"); a part needs the parts it builds on, and hookcheck refuses a declaration without them. Node 18 or later, no dependencies.
 //
 // JSON.parse keeps number values, not their spelling (10.0 and 10 are one number), so the
 // adapter declares "numbers": "values": the case steps that depend on spelling are not sent.
@@ -24,12 +24,12 @@ const PROTOCOL = 1;
 // What a solution that declares nothing offers: the brief's own parts.
 const BRIEF_PARTS = ["retries", "ordering", "pause"];
 // Every part hookcheck knows, the roadmap's included (hookcheck's Part::ALL).
-const PARTS = [...BRIEF_PARTS, "policy", "retry-after", "auto-disable", "dead-letters", "signatures", "throttle", "expiry"];
+const PARTS = [...BRIEF_PARTS, "policy", "retry-after", "auto-disable", "dead-letters", "signatures", "throttle", "breaker", "expiry"];
 const USAGE = `usage: node hookcheck_adapter.mjs SOLUTION [--parts retries,ordering] [--name NAME] [--per-case]
 
 Serves SOLUTION (a module exporting run(operations)) to hookcheck over spec/protocol.md.
 --parts declares the parts it implements (default: the brief's three, retries,ordering,pause;
-the roadmap's are policy, retry-after, auto-disable, dead-letters, signatures, throttle and expiry).
+the roadmap's are policy, retry-after, auto-disable, dead-letters, signatures, throttle, breaker and expiry).
 --per-case answers one run instead: a JSON array of operations on stdin, the results on stdout
 (for hookcheck check --per-case --numbers values).`;
 

@@ -26,7 +26,7 @@ PROTOCOL = 1
 BRIEF_PARTS = ("retries", "ordering", "pause")
 # Every part hookcheck knows, the roadmap's included (hookcheck's Part::ALL).
 # (one line: hookcheck's tests read it)
-PARTS = BRIEF_PARTS + ("policy", "retry-after", "auto-disable", "dead-letters", "signatures", "throttle", "expiry")
+PARTS = BRIEF_PARTS + ("policy", "retry-after", "auto-disable", "dead-letters", "signatures", "throttle", "breaker", "expiry")
 
 
 def load(path):
@@ -49,7 +49,7 @@ def main():
     parser.add_argument("solution", help="Python file defining run(operations)")
     parser.add_argument("--parts", help="comma-separated parts to declare (default: the brief's "
                         "three, retries,ordering,pause; also: policy, retry-after, auto-disable, "
-                        "dead-letters, signatures, throttle, expiry)")
+                        "dead-letters, signatures, throttle, breaker, expiry)")
     parser.add_argument("--name", help="name shown in reports (default: the file name)")
     parser.add_argument("--per-case", action="store_true",
                         help="answer one run instead: a JSON array of operations on stdin, the "

@@ -24,6 +24,8 @@ const THROTTLE_PROBES: u64 = PROBES ^ 9;
 const SIGNATURE_PROBES: u64 = PROBES ^ 8;
 /// Part 11's, likewise.
 const EXPIRY_PROBES: u64 = PROBES ^ 11;
+/// Part 10's, likewise.
+const BREAKER_PROBES: u64 = PROBES ^ 10;
 
 impl Generator {
     /// Case `index` of the run seeded with `seed` as the fuzzer sends it: [`Generator::case`]
@@ -35,7 +37,27 @@ impl Generator {
         self.probe_throttle(&mut ops, seed, index);
         self.probe_signatures(&mut ops, seed, index);
         self.probe_expiry(&mut ops, seed, index);
+        self.probe_breaker(&mut ops, seed, index);
         ops
+    }
+
+    /// Without Part 10 and with Part 4, in a third of the cases, a policy with a breaker: no key
+    /// of the policy to it, so `"error: invalid policy"` (`breaker.parts`, a rule of the
+    /// roadmap's, so brief mode too). Without Part 4, `set_policy` is unknown anyway.
+    fn probe_breaker(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
+        if self.parts.contains(&Part::Breaker) || !self.parts.contains(&Part::Policy) {
+            return;
+        }
+        let mut p = Prng::new(case_seed(seed, index) ^ BREAKER_PROBES);
+        if ops.is_empty() || !p.chance(33) {
+            return;
+        }
+        let (at, ts) = place(&mut p, ops);
+        let breaker = json!({"failures": 1 + p.below(3), "window": 60, "open_for": 1 + p.below(60),
+                             "probes": 1});
+        let policy = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
+                            "breaker": breaker});
+        ops.insert(at, json!(["set_policy", ts, "a", policy]));
     }
 
     /// Without Part 11 and with Part 4, in a third of the cases, a policy with a `max_age`: no
@@ -228,11 +250,12 @@ mod tests {
             Part::DeadLetters,
             Part::Signatures,
             Part::Throttle,
+            Part::Breaker,
             Part::Expiry,
         ];
-        for bits in 0..128u32 {
+        for bits in 0..256u32 {
             let mut parts = Part::BRIEF.to_vec();
-            parts.extend((0..7).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
+            parts.extend((0..8).filter(|i| bits & 1 << i != 0).map(|i| roadmap[i]));
             if Part::check_declared(&parts).is_err() {
                 continue;
             }
@@ -273,7 +296,8 @@ mod tests {
                     .into_iter()
                     .filter(|p| !parts.contains(p))
                     .filter(|p| {
-                        !matches!(p, Part::Throttle | Part::Expiry) || parts.contains(&Part::Policy)
+                        !matches!(p, Part::Throttle | Part::Breaker | Part::Expiry)
+                            || parts.contains(&Part::Policy)
                     })
                     .collect();
                 assert_eq!(probed, expected, "{parts:?}, brief {brief_only}");

@@ -519,7 +519,7 @@ mod tests {
                     self.seen
                         .insert("recover at a ts before a death it revives");
                 }
-                let reason = d.endpoint_report(&ep).ok().and_then(|r| r.disabled);
+                let reason = d.endpoint_report(0, &ep).ok().and_then(|r| r.disabled);
                 if revives && reason == Some(DisableReason::Gone) {
                     self.seen.insert("recover on an endpoint a 410 disabled");
                 }
@@ -580,7 +580,7 @@ mod tests {
                     if let Some(gone) = record.strip_suffix(" disabled")
                         && !record.contains(" #")
                     {
-                        let report = d.endpoint_report(gone).ok();
+                        let report = d.endpoint_report(0, gone).ok();
                         let threshold = d.policy(gone).ok().and_then(|p| p.disable_after());
                         if report.is_some_and(|r| {
                             r.disabled == Some(DisableReason::Gone)
@@ -621,7 +621,7 @@ mod tests {
                     }
                 }
                 for (ep, f) in &self.dropped_threshold {
-                    if d.endpoint_report(ep)
+                    if d.endpoint_report(0, ep)
                         .is_ok_and(|r| r.disabled.is_none() && r.consecutive_failures >= *f)
                     {
                         self.seen

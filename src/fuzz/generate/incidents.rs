@@ -106,7 +106,7 @@ impl State {
     pub(super) fn failures_of(&self, ep: &str) -> i64 {
         self.shadow
             .dispatcher()
-            .endpoint_report(ep)
+            .endpoint_report(self.ts, ep)
             .map_or(0, |r| i64::from(r.consecutive_failures))
     }
 
@@ -910,7 +910,7 @@ mod tests {
             // Before the operation: the endpoint's state, its dead events' deaths, whether it
             // has an event that failed and waits for its retry.
             let d = self.session.dispatcher();
-            let report = d.endpoint_report(&ep).ok();
+            let report = d.endpoint_report(0, &ep).ok();
             let reason = report.and_then(|r| r.disabled).map(|r| r.as_str());
             let count = report.map_or(0, |r| i64::from(r.consecutive_failures));
             let threshold = d.policy(&ep).is_ok_and(|p| p.disable_after().is_some());
@@ -1010,7 +1010,7 @@ mod tests {
                 if let Some(ep) = record.strip_suffix(" disabled")
                     && !record.contains(" #")
                 {
-                    let report = self.session.dispatcher().endpoint_report(ep).ok();
+                    let report = self.session.dispatcher().endpoint_report(0, ep).ok();
                     if report.and_then(|r| r.disabled).map(|r| r.as_str()) == Some("failing") {
                         let (n, events) = self.run.get(ep).cloned().unwrap_or_default();
                         if n >= 6 && events.len() >= 2 {

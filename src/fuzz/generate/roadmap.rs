@@ -168,6 +168,21 @@ impl State {
                 map.insert("max_age".to_string(), json!(age));
             }
         }
+        // Part 10's, drawn after Part 11's. Not in brief mode: the window's edge, where held
+        // records go, probes in one call and a new policy's effect are clarifications
+        // (`breaker.window`, `breaker.record`, `breaker.probes`, `breaker.set`). Small numbers,
+        // so that breakers open, hold, probe and close within a case.
+        if self.breaker && !self.brief && self.p.chance(35) {
+            let breaker = json!({
+                "failures": 1 + self.p.below(3),
+                "window": *self.p.pick(&[1_i64, 10, 30, 60, 300]).unwrap_or(&60),
+                "open_for": *self.p.pick(&[1_i64, 5, 30, 60, 120]).unwrap_or(&30),
+                "probes": 1 + self.p.below(3),
+            });
+            if let Some(map) = policy.as_object_mut() {
+                map.insert("breaker".to_string(), breaker);
+            }
+        }
         policy
     }
 
@@ -197,6 +212,10 @@ impl State {
         // Part 11's bounds are a clarification (`expiry.valid`).
         if self.expiry && !self.brief {
             forms.extend([11, 11]);
+        }
+        // Part 10's bounds and types are a clarification too (`breaker.valid`).
+        if self.breaker && !self.brief {
+            forms.extend([12, 12]);
         }
         let mut policy = self.valid_policy();
         let form = self.p.pick(&forms).copied().unwrap_or(0);
@@ -324,6 +343,10 @@ impl State {
                     .cloned()
                     .unwrap_or(Value::Null);
                 map.insert("max_age".to_string(), bad);
+            }
+            12 => {
+                let bad = self.bad_breaker();
+                map.insert("breaker".to_string(), bad);
             }
             _ => {
                 let (key, value) = self
@@ -726,6 +749,57 @@ impl State {
     }
 }
 
+impl State {
+    /// A breaker `breaker.valid` refuses: not an object, a key missing or of another name, a
+    /// number out of range or of another type (`1.0` only outside brief mode, which never asks).
+    fn bad_breaker(&mut self) -> Value {
+        let mut bad = json!({"failures": 2, "window": 60, "open_for": 30, "probes": 1});
+        match self.p.below(6) {
+            0 => {
+                return self
+                    .p
+                    .pick(&[json!(null), json!(3), json!([2, 60, 30, 1])])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+            }
+            1 => {
+                let key = *self
+                    .p
+                    .pick(&["failures", "window", "open_for", "probes"])
+                    .unwrap_or(&"probes");
+                if let Some(b) = bad.as_object_mut() {
+                    b.remove(key);
+                }
+            }
+            2 => bad["rate"] = json!(1),
+            3 => {
+                let (key, value) = self
+                    .p
+                    .pick(&[
+                        ("failures", json!(0)),
+                        ("failures", json!(1001)),
+                        ("window", json!(0)),
+                        ("window", json!(2_592_001)),
+                        ("open_for", json!(-5)),
+                        ("probes", json!(101)),
+                    ])
+                    .cloned()
+                    .unwrap_or(("probes", json!(0)));
+                bad[key] = value;
+            }
+            4 => {
+                bad["failures"] = self
+                    .p
+                    .pick(&[json!("2"), json!(true), json!(null)])
+                    .cloned()
+                    .unwrap_or(Value::Null);
+            }
+            _ => bad["window"] = json!(60.0),
+        }
+        bad
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::Generator;
@@ -935,5 +1009,42 @@ mod tests {
             enabled_again >= 10,
             "{enabled_again} endpoints enabled after a 410"
         );
+    }
+
+    /// How many of 300 cases hold a record of each kind: expired, held, and a policy refused
+    /// for its `max_age` or its breaker.
+    fn reached_10_11(parts: &[Part], brief_only: bool) -> [usize; 4] {
+        let g = super::super::tests::generator(parts, brief_only);
+        let mut counts = [0; 4];
+        for i in 0..300 {
+            let ops = g.case(11, i);
+            let results = crate::ops::run(&ops);
+            let records: Vec<&str> = results
+                .iter()
+                .filter_map(Value::as_array)
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            counts[0] += usize::from(records.iter().any(|r| r.ends_with(" expired")));
+            counts[1] += usize::from(records.iter().any(|r| r.contains(" held until ")));
+            for (n, key) in [(2, "max_age"), (3, "breaker")] {
+                counts[n] += usize::from(ops.iter().zip(&results).any(|(op, r)| {
+                    op.get(3).and_then(|p| p.get(key)).is_some() && r == "error: invalid policy"
+                }));
+            }
+        }
+        counts
+    }
+
+    #[test]
+    fn expiries_breakers_and_refused_ones_are_reached_outside_brief_mode_only() {
+        let [expired, held, bad_age, bad_breaker] = reached_10_11(&Part::ALL, false);
+        // Measured: 21 of 300 cases hold a head; policies are drawn for a few endpoints only,
+        // and a breaker must then meet enough failures.
+        assert!(expired >= 30, "{expired} of 300 expire");
+        assert!(held >= 15, "{held} of 300 hold");
+        assert!(bad_age >= 5 && bad_breaker >= 5, "{bad_age} {bad_breaker}");
+        // Brief mode draws neither part (their generation is clarifications' ground).
+        assert_eq!(reached_10_11(&Part::ALL, true), [0; 4]);
     }
 }

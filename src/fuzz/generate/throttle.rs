@@ -213,8 +213,9 @@ mod tests {
         for brief_only in [false, true] {
             let (throttled, refused) = reached(&Part::ALL, brief_only);
             // Brief mode throttles only cases of one endpoint, about a quarter of them; Part 8's
-            // scenario shares the case's room.
-            let least = if brief_only { 30 } else { 80 };
+            // scenario and Parts 10 and 11's policies share the case's room (measured: 72 of
+            // 300 outside brief mode with them).
+            let least = if brief_only { 30 } else { 60 };
             assert!(throttled >= least, "brief {brief_only}: {throttled} of 300");
             assert!(refused >= 5, "brief {brief_only}: {refused} of 300");
         }

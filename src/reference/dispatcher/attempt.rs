@@ -14,6 +14,8 @@ pub enum Outcome {
     /// Not an attempt: the head found no token and is due when the next one comes
     /// (`throttle.throttled`); its `number` is the attempts made so far and its `status` 0.
     Throttled(Ts),
+    /// Not an attempt: the head's endpoint's breaker is open until then (`breaker.held`).
+    Held(Ts),
     /// Not an attempt either: the event died of age (`expiry.expire`); its `number` is the
     /// attempts it made and its `status` 0.
     Expired,
@@ -44,6 +46,9 @@ impl fmt::Display for Record<'_> {
         if let Outcome::Throttled(until) = a.outcome {
             return write!(f, "{} throttled until {until}", self.id);
         }
+        if let Outcome::Held(until) = a.outcome {
+            return write!(f, "{} held until {until}", self.id);
+        }
         if a.outcome == Outcome::Expired {
             return write!(f, "{} expired", self.id);
         }
@@ -52,7 +57,7 @@ impl fmt::Display for Record<'_> {
             Outcome::Delivered => f.write_str("delivered"),
             Outcome::RetryAt(due) => write!(f, "retry at {due}"),
             Outcome::Dead => f.write_str("dead"),
-            Outcome::Throttled(_) | Outcome::Expired => Ok(()),
+            Outcome::Throttled(_) | Outcome::Held(_) | Outcome::Expired => Ok(()),
         }
     }
 }

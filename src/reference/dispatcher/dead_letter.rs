@@ -1,6 +1,7 @@
 //! What support asks of an endpoint and of a dead event (`endpoint.report`,
 //! `dead-letter.report`): both read from state kept anyway, in O(1) and O(log n).
 
+use super::breaker::BreakerState;
 use super::endpoint::DisableReason;
 use super::{Dispatcher, Error, EventKey, Lifecycle, Ts};
 
@@ -10,6 +11,8 @@ pub struct EndpointReport {
     /// `Some` while disabled, with the reason.
     pub disabled: Option<DisableReason>,
     pub consecutive_failures: u32,
+    /// The breaker's state at the report's `ts`, while the policy has one (`breaker.report`).
+    pub breaker: Option<BreakerState>,
 }
 
 /// `dead-letter.report`: the latest death of a dead-lettered event.
@@ -25,11 +28,12 @@ pub struct DeadLetter {
 }
 
 impl Dispatcher {
-    pub fn endpoint_report(&self, endpoint_id: &str) -> Result<EndpointReport, Error> {
+    pub fn endpoint_report(&self, ts: Ts, endpoint_id: &str) -> Result<EndpointReport, Error> {
         let ep = &self.endpoints[self.endpoint_key(endpoint_id)?.index()];
         Ok(EndpointReport {
             disabled: ep.disabled,
             consecutive_failures: ep.consecutive_failures,
+            breaker: ep.circuit.as_deref().map(|c| c.state(ts)),
         })
     }
 

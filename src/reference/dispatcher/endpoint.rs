@@ -1,6 +1,7 @@
 //! An endpoint: its pending events in enqueue order and its own dead letters, so that ordering,
 //! pause and replay work on one endpoint's events without touching anyone else's.
 
+use super::breaker::Circuit;
 use super::ids::{Name, Named};
 use super::letters::Letters;
 use super::policy::{DEFAULT, RetryPolicy};
@@ -68,6 +69,8 @@ pub(crate) struct Endpoint {
     pub bucket: Option<Box<Bucket>>,
     /// The signing secrets (Part 8), once one was set.
     pub secrets: Option<Box<Secrets>>,
+    /// The breaker of the policy (Part 10), when it has one.
+    pub circuit: Option<Box<Circuit>>,
 }
 
 impl Named for Endpoint {
@@ -91,6 +94,7 @@ impl Endpoint {
             policy: None,
             bucket: None,
             secrets: None,
+            circuit: None,
         }
     }
 

@@ -98,6 +98,9 @@ impl Dispatcher {
         if let Some(bucket) = ep.bucket.as_deref_mut() {
             bucket.throttled.retain(|k| *k != key);
         }
+        if let Some(circuit) = ep.circuit.as_deref_mut() {
+            circuit.held.retain(|k| *k != key);
+        }
         let was_head = ep.head() == Some(key);
         ep.remove_pending(key);
         self.deadlines.expired.insert(key);

@@ -6,6 +6,7 @@
 //! own `RetryPolicy` (Part 4), absent for the default one.
 
 mod attempt;
+mod breaker;
 mod dead_letter;
 mod endpoint;
 mod error;
@@ -22,6 +23,7 @@ mod status;
 mod throttle;
 
 pub use attempt::{Attempt, Outcome, Record};
+pub use breaker::{Breaker, BreakerState};
 pub use dead_letter::{DeadLetter, EndpointReport};
 pub use endpoint::{DisableReason, EndpointKey};
 pub use error::Error;
@@ -84,6 +86,8 @@ pub struct Dispatcher {
     signed_ever: bool,
     /// The events' deadlines (Part 11).
     deadlines: expiry::Deadlines,
+    /// Whether a breaker was ever set (Part 10).
+    breaker_ever: bool,
     /// Heads throttled until the very `ts` of the `process` call under way (only at the end of
     /// time, `throttle.beyond-range`): they go back into `ready` once the call is over, as a
     /// head is picked at most once per call.
@@ -159,8 +163,9 @@ impl Dispatcher {
 
     /// `policy.set`, `policy.default` (`None`): the endpoint's whole policy is replaced; no
     /// scheduled retry moves (`policy.no-reschedule`), as due times are stored, not derived.
-    /// A throttle starts a full bucket at `ts` (`throttle.set`), and the events the previous
-    /// one throttled are due at `ts` if they were due later (`throttle.release`).
+    /// A throttle starts a full bucket at `ts` (`throttle.set`), a breaker a closed one
+    /// (`breaker.set`), and the events the previous ones throttled or held are due at `ts` if
+    /// they were due later (`throttle.release`).
     pub fn set_policy(
         &mut self,
         ts: Ts,
@@ -169,17 +174,27 @@ impl Dispatcher {
     ) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
         let throttle = policy.as_ref().and_then(RetryPolicy::throttle);
+        let breaker = policy.as_ref().and_then(RetryPolicy::breaker);
         self.throttled_ever |= throttle.is_some();
+        self.breaker_ever |= breaker.is_some();
         let ep = &mut self.endpoints[endpoint.index()];
         ep.policy = policy.map(Box::new);
         let bucket = throttle.map(|t| Box::new(throttle::Bucket::new(t, ts, &self.calls)));
-        if let Some(old) = std::mem::replace(&mut ep.bucket, bucket) {
+        let old_bucket = std::mem::replace(&mut ep.bucket, bucket);
+        // `breaker.set`: a new closed breaker, or none.
+        let circuit = breaker.map(|b| Box::new(breaker::Circuit::new(b)));
+        let old_circuit = std::mem::replace(&mut ep.circuit, circuit);
+        if let Some(old) = old_bucket {
             self.release(ts, endpoint, &old.throttled);
+        }
+        if let Some(old) = old_circuit {
+            self.release(ts, endpoint, &old.held);
         }
         Ok(())
     }
 
-    /// `throttle.release`: each of `keys`, if still pending and due after `ts`, is due at `ts`.
+    /// `throttle.release`, `breaker.set`: each of `keys`, if still pending and due after `ts`,
+    /// is due at `ts`.
     fn release(&mut self, ts: Ts, endpoint: EndpointKey, keys: &[EventKey]) {
         let mut moved = false;
         for &key in keys {

@@ -28,6 +28,9 @@ impl Dispatcher {
         if let Some(bucket) = ep.bucket.as_deref_mut() {
             bucket.throttled.clear();
         }
+        if let Some(circuit) = ep.circuit.as_deref_mut() {
+            circuit.held.clear();
+        }
         // Every pending event becomes due at `ts` (`pause.enable-due`): a new epoch makes every
         // due time set before it stale. After 2^32 enables the epoch would come round to an old
         // one, so then (and only then) the due times are reset one by one.

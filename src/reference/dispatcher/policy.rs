@@ -3,6 +3,7 @@
 //! `retry.wait-schedule`) is the default value, held in a `static` so that an endpoint without a
 //! policy of its own costs no allocation.
 
+use super::breaker::Breaker;
 use super::throttle::Throttle;
 use super::{Error, Ts};
 use std::borrow::Cow;
@@ -31,6 +32,8 @@ pub struct RetryPolicy {
     throttle: Option<Throttle>,
     /// `expiry.policy-key`: the age after which an event dies, when given.
     max_age: Option<u32>,
+    /// `breaker.policy-key`: the endpoint's circuit breaker, when given.
+    breaker: Option<Breaker>,
 }
 
 /// The default policy, shared by every endpoint that has none of its own.
@@ -41,6 +44,7 @@ pub static DEFAULT: RetryPolicy = RetryPolicy {
     disable_after: None,
     throttle: None,
     max_age: None,
+    breaker: None,
 };
 
 impl Default for RetryPolicy {
@@ -67,6 +71,7 @@ impl RetryPolicy {
             disable_after: None,
             throttle: None,
             max_age: None,
+            breaker: None,
         })
     }
 
@@ -106,6 +111,19 @@ impl RetryPolicy {
             max_age: Some(age),
             ..self
         })
+    }
+
+    /// The same policy with a breaker (`breaker.policy-key`, `breaker.valid`).
+    pub fn with_breaker(self, breaker: Breaker) -> Self {
+        RetryPolicy {
+            breaker: Some(breaker),
+            ..self
+        }
+    }
+
+    /// The breaker, when the policy gives one.
+    pub fn breaker(&self) -> Option<Breaker> {
+        self.breaker
     }
 
     /// The `max_age`, when the policy gives one (`expiry.policy-key`).

@@ -22,7 +22,11 @@ impl Dispatcher {
         // Parts 1 to 3, the usual case) runs the loop it had before Parts 8 and 9, with none
         // of their checks; measured, those checks cost 4% of such a run's time. Part 11's
         // deadlines join them.
-        if self.throttled_ever || self.signed_ever || !self.deadlines.is_empty() {
+        if self.throttled_ever
+            || self.signed_ever
+            || self.breaker_ever
+            || !self.deadlines.is_empty()
+        {
             self.process_loop::<true>(ts, sink);
         } else {
             self.process_loop::<false>(ts, sink);
@@ -52,7 +56,7 @@ impl Dispatcher {
             // The entry stays on top while its head is attempted: the entry the attempt then
             // schedules (the same head later, or the endpoint's next one) takes its place.
             self.top_spent = true;
-            let attempt = if EXTRAS && self.throttled_ever {
+            let attempt = if EXTRAS && (self.throttled_ever || self.breaker_ever) {
                 self.attempt_or_hold_back(key, ts)
             } else {
                 self.attempt::<EXTRAS>(key, ts)
@@ -70,15 +74,28 @@ impl Dispatcher {
         }
     }
 
-    /// Once a throttle was set: the head attempted if its endpoint's bucket (if any) gives a
-    /// token, else held back. Out of line, so that a run without throttles keeps the loop it
-    /// had (the attempt inlined into it, nothing more).
+    /// Once a throttle or a breaker was set: the head held if its endpoint's breaker is open
+    /// (`breaker.held`), else throttled if its bucket has no token (`breaker.with-throttle`),
+    /// else attempted, and the breaker told how it went. Out of line, so that a run without
+    /// them keeps the loop it had (the attempt inlined into it, nothing more).
     #[inline(never)]
     fn attempt_or_hold_back(&mut self, key: EventKey, ts: Ts) -> Attempt {
-        match self.take_token(key) {
-            Some(until) => self.hold_back(key, until, ts),
-            None => self.attempt::<true>(key, ts),
+        let endpoint = self.events[key.index()].endpoint;
+        let open = self.endpoints[endpoint.index()]
+            .circuit
+            .as_deref()
+            .and_then(|c| c.holds_until(ts));
+        if let Some(until) = open {
+            return self.hold_back(key, Outcome::Held(until), ts);
         }
+        if let Some(until) = self.take_token(key) {
+            return self.hold_back(key, Outcome::Throttled(until), ts);
+        }
+        let attempt = self.attempt::<true>(key, ts);
+        if let Some(circuit) = self.endpoints[endpoint.index()].circuit.as_deref_mut() {
+            circuit.attempted(key, ts, attempt.outcome != Outcome::Delivered);
+        }
+        attempt
     }
 
     /// Takes a token from the head's endpoint's bucket, if it has one (`throttle.bucket`);
@@ -95,16 +112,30 @@ impl Dispatcher {
         }
     }
 
-    /// A head that found no token: not attempted, due at `until` (`throttle.throttled`,
-    /// `throttle.not-attempt`), and its record.
-    fn hold_back(&mut self, key: EventKey, until: Ts, ts: Ts) -> Attempt {
+    /// A head that found no token or an open breaker (`outcome` says which, and until when):
+    /// not attempted, due then (`throttle.throttled`, `throttle.not-attempt`, `breaker.held`),
+    /// and its record.
+    fn hold_back(&mut self, key: EventKey, outcome: Outcome, ts: Ts) -> Attempt {
+        let until = match outcome {
+            Outcome::Throttled(t) | Outcome::Held(t) => t,
+            _ => ts,
+        };
         let event = &mut self.events[key.index()];
         let ep = &mut self.endpoints[event.endpoint.index()];
         event.set_lifecycle(Lifecycle::Pending { due_at: until });
         event.epoch = ep.epoch;
         let number = u32::from(event.attempts);
-        if let Some(bucket) = ep.bucket.as_deref_mut() {
-            bucket.hold(key);
+        match outcome {
+            Outcome::Held(_) => {
+                if let Some(circuit) = ep.circuit.as_deref_mut() {
+                    circuit.hold(key);
+                }
+            }
+            _ => {
+                if let Some(bucket) = ep.bucket.as_deref_mut() {
+                    bucket.hold(key);
+                }
+            }
         }
         if until > ts {
             self.push_ready(until, key);
@@ -115,7 +146,7 @@ impl Dispatcher {
             event: key,
             number,
             status: 0,
-            outcome: Outcome::Throttled(until),
+            outcome,
             disabled_endpoint: false,
         }
     }
@@ -212,7 +243,7 @@ impl Dispatcher {
             }
             // An attempt never comes out throttled or expired: `hold_back` and `expire` make
             // those records.
-            Outcome::Throttled(_) | Outcome::Expired => {}
+            Outcome::Throttled(_) | Outcome::Held(_) | Outcome::Expired => {}
         }
         if signing {
             self.note_signers(key, number, ts);

@@ -377,14 +377,14 @@ fn consecutive_failures_disable_and_a_successful_enable_resets_them() {
     let attempts = d.process(0);
     let flags: Vec<bool> = attempts.iter().map(|a| a.disabled_endpoint).collect();
     assert_eq!(flags, vec![false, true]);
-    let report = d.endpoint_report("shop").expect("report");
+    let report = d.endpoint_report(0, "shop").expect("report");
     assert_eq!(
         (report.disabled, report.consecutive_failures),
         (Some(DisableReason::Failing), 2)
     );
     d.enable(5, "shop", false).expect("enable");
     assert_eq!(
-        d.endpoint_report("shop").map(|r| r.consecutive_failures),
+        d.endpoint_report(0, "shop").map(|r| r.consecutive_failures),
         Ok(0)
     );
     assert_eq!(records(&mut d, 5), vec!["c #1 200 delivered"]);

@@ -13,7 +13,7 @@
 //! before `ts` and the arguments, so the elements are all taken before any is judged.
 
 use super::{Command, Kind, Operation, TS_LIMIT};
-use crate::dispatcher::{Error, Headers, Key, Outcomes, RetryPolicy, Ts, Verification};
+use crate::dispatcher::{Breaker, Error, Headers, Key, Outcomes, RetryPolicy, Ts, Verification};
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -525,7 +525,7 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
             .ok_or(Error::InvalidPolicy)
     };
     let (mut attempts, mut waits, mut gone, mut threshold) = (None, None, None, None);
-    let (mut throttle, mut max_age) = (None, None);
+    let (mut throttle, mut max_age, mut breaker) = (None, None, None);
     for (key, value) in map {
         match (key.as_str(), value) {
             ("attempts", v) => attempts = Some(small(v)?),
@@ -539,6 +539,24 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
             ("disable_on_gone", Value::Bool(flag)) => gone = Some(*flag),
             ("disable_after", v) => threshold = Some(small(v)?),
             ("max_age", v) => max_age = Some(small(v)?),
+            // `breaker.valid`: exactly the four keys.
+            ("breaker", Value::Object(b)) => {
+                let mut n = [None; 4];
+                for (key, value) in b {
+                    let slot = match key.as_str() {
+                        "failures" => 0,
+                        "window" => 1,
+                        "open_for" => 2,
+                        "probes" => 3,
+                        _ => return Err(Error::InvalidPolicy),
+                    };
+                    n[slot] = Some(small(value)?);
+                }
+                let [Some(f), Some(w), Some(o), Some(p)] = n else {
+                    return Err(Error::InvalidPolicy);
+                };
+                breaker = Some(Breaker::new(f, w, o, p)?);
+            }
             // `throttle.valid`: exactly `burst` and `interval`.
             ("throttle", Value::Object(t)) => {
                 let (mut burst, mut interval) = (None, None);
@@ -569,6 +587,9 @@ fn policy(map: &Map<String, Value>) -> Result<RetryPolicy, Error> {
     }
     if let Some(age) = max_age {
         policy = policy.with_max_age(age)?;
+    }
+    if let Some(b) = breaker {
+        policy = policy.with_breaker(b);
     }
     Ok(policy)
 }

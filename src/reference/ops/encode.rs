@@ -5,7 +5,7 @@
 //! policy), strings escaped as serde_json escapes them.
 
 use super::Reply;
-use crate::dispatcher::{Attempt, Dispatcher, Headers, Outcome, RetryPolicy, Status};
+use crate::dispatcher::{Attempt, BreakerState, Dispatcher, Headers, Outcome, RetryPolicy, Status};
 use crate::escape::plain_len;
 use serde_json::{Map, Value};
 
@@ -43,6 +43,20 @@ impl Reply<'_> {
                 }
                 out.extend_from_slice(b",\"consecutive_failures\":");
                 write_int(out, i64::from(r.consecutive_failures));
+                match r.breaker {
+                    None => {}
+                    Some(BreakerState::Closed) => {
+                        out.extend_from_slice(b",\"breaker\":{\"state\":\"closed\",\"until\":null}")
+                    }
+                    Some(BreakerState::HalfOpen) => out.extend_from_slice(
+                        b",\"breaker\":{\"state\":\"half-open\",\"until\":null}",
+                    ),
+                    Some(BreakerState::Open(until)) => {
+                        out.extend_from_slice(b",\"breaker\":{\"state\":\"open\",\"until\":");
+                        write_int(out, until);
+                        out.push(b'}');
+                    }
+                }
                 out.push(b'}');
             }
             Reply::DeadLetter(d, l) => {
@@ -120,6 +134,17 @@ impl Reply<'_> {
                     "consecutive_failures".into(),
                     Value::from(r.consecutive_failures),
                 );
+                if let Some(state) = r.breaker {
+                    let (name, until) = match state {
+                        BreakerState::Closed => ("closed", Value::Null),
+                        BreakerState::HalfOpen => ("half-open", Value::Null),
+                        BreakerState::Open(until) => ("open", Value::from(until)),
+                    };
+                    m.insert(
+                        "breaker".into(),
+                        serde_json::json!({"state": name, "until": until}),
+                    );
+                }
                 Value::Object(m)
             }
             Reply::DeadLetter(d, l) => {
@@ -159,6 +184,13 @@ impl Reply<'_> {
                 }
                 if let Some(age) = p.max_age() {
                     m.insert("max_age".into(), Value::from(age));
+                }
+                if let Some(b) = p.breaker() {
+                    m.insert(
+                        "breaker".into(),
+                        serde_json::json!({"failures": b.failures(), "window": b.window(),
+                            "open_for": b.open_for(), "probes": b.probes()}),
+                    );
                 }
                 Value::Object(m)
             }
@@ -200,6 +232,13 @@ fn write_record(out: &mut Vec<u8>, d: &Dispatcher, a: &Attempt) {
         }
         Outcome::Expired => {
             out.extend_from_slice(b" expired\"");
+            return;
+        }
+        Outcome::Held(until) => {
+            tail.put(b"\"");
+            tail.int(until);
+            tail.put(b" held until ");
+            out.extend_from_slice(tail.bytes());
             return;
         }
         Outcome::Delivered => tail.put(b" delivered\""),
@@ -314,6 +353,17 @@ fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
     if let Some(age) = p.max_age() {
         out.extend_from_slice(b",\"max_age\":");
         write_int(out, i64::from(age));
+    }
+    if let Some(b) = p.breaker() {
+        out.extend_from_slice(b",\"breaker\":{\"failures\":");
+        write_int(out, i64::from(b.failures()));
+        out.extend_from_slice(b",\"window\":");
+        write_int(out, i64::from(b.window()));
+        out.extend_from_slice(b",\"open_for\":");
+        write_int(out, i64::from(b.open_for()));
+        out.extend_from_slice(b",\"probes\":");
+        write_int(out, i64::from(b.probes()));
+        out.push(b'}');
     }
     out.push(b'}');
 }

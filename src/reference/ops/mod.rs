@@ -484,7 +484,7 @@ impl Session {
             }
             CommandOf::Policy { endpoint } => Effect::Policy(endpoint),
             CommandOf::Endpoint { endpoint } => {
-                Effect::Endpoint(d.endpoint_report(text.get(&endpoint))?)
+                Effect::Endpoint(d.endpoint_report(ts, text.get(&endpoint))?)
             }
             CommandOf::DeadLetter { event } => Effect::DeadLetter(d.dead_letter(text.get(&event))?),
             CommandOf::Recover { endpoint, since } => {

@@ -11,7 +11,7 @@ use serde_json::Value;
 /// The part an implementation of `parts` does not offer that decides `op`'s result, and that
 /// result, when the reference (every part) would answer otherwise: an operation of Parts 4, 6,
 /// 7 or 8 is unknown; a policy carrying Part 5's `disable_on_gone`, Part 6's `disable_after` or
-/// Part 9's `throttle` or Part 11's `max_age` is invalid; an outcomes entry that is an object is invalid without Part
+/// Part 9's `throttle`, Part 10's `breaker` or Part 11's `max_age` is invalid; an outcomes entry that is an object is invalid without Part
 /// 5; an `enqueue` with a payload has too many arguments without Part 8 (`sig.absent`). A fault the
 /// reference finds first (`op.error-precedence`: the arguments before the one in question) is
 /// left to it, so only an operation it reads as valid up to that argument is turned down here.
@@ -56,6 +56,8 @@ pub fn absent(op: &Value, parts: &[Part]) -> Option<(Part, Error)> {
                 Some((Part::AutoDisable, Error::InvalidPolicy))
             } else if policy.throttle().is_some() && lacks(Part::Throttle) {
                 Some((Part::Throttle, Error::InvalidPolicy))
+            } else if policy.breaker().is_some() && lacks(Part::Breaker) {
+                Some((Part::Breaker, Error::InvalidPolicy))
             } else if policy.max_age().is_some() && lacks(Part::Expiry) {
                 Some((Part::Expiry, Error::InvalidPolicy))
             } else {
