@@ -197,8 +197,9 @@ fn roadmap_clarification(step: &Step) -> Option<&'static str> {
                 Some("throttle.valid")
             } else if age {
                 Some("expiry.valid")
-            } else if policy.contains_key("breaker") {
-                // The roadmap gives the breaker's form and no bound or type beyond it.
+            } else if policy.get("breaker").is_some_and(|b| !valid_breaker(b)) {
+                // The roadmap gives the breaker's form and no bound or type beyond it. (A valid
+                // one refused is `breaker.parts`, the roadmap's: an implementation without it.)
                 Some("breaker.valid")
             } else {
                 None
@@ -206,6 +207,23 @@ fn roadmap_clarification(step: &Step) -> Option<&'static str> {
         }
         _ => None,
     }
+}
+
+/// Whether a breaker is valid by `breaker.valid`: exactly its four keys, integers in range.
+fn valid_breaker(b: &Value) -> bool {
+    let Some(map) = b.as_object() else {
+        return false;
+    };
+    let within = |key: &str, top: i64| {
+        map.get(key)
+            .and_then(Value::as_i64)
+            .is_some_and(|n| (1..=top).contains(&n))
+    };
+    map.len() == 4
+        && within("failures", 1000)
+        && within("window", 2_592_000)
+        && within("open_for", 2_592_000)
+        && within("probes", 100)
 }
 
 /// Whether a value that stands for an integer is rejected only by a clarification: a

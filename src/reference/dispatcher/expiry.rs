@@ -46,6 +46,7 @@ impl Dispatcher {
             Some(d) => {
                 deadlines.of.insert(key, d);
                 deadlines.heap.push(Reverse((d, key)));
+                self.extras_ever = true;
             }
             None => {
                 if !deadlines.of.is_empty() {

@@ -88,6 +88,9 @@ pub struct Dispatcher {
     deadlines: expiry::Deadlines,
     /// Whether a breaker was ever set (Part 10).
     breaker_ever: bool,
+    /// Whether any of the four above was ever set (a deadline ever fixed, for Part 11): until
+    /// then `process` takes its loop without their checks.
+    extras_ever: bool,
     /// Heads throttled until the very `ts` of the `process` call under way (only at the end of
     /// time, `throttle.beyond-range`): they go back into `ready` once the call is over, as a
     /// head is picked at most once per call.
@@ -177,6 +180,7 @@ impl Dispatcher {
         let breaker = policy.as_ref().and_then(RetryPolicy::breaker);
         self.throttled_ever |= throttle.is_some();
         self.breaker_ever |= breaker.is_some();
+        self.extras_ever |= self.throttled_ever || self.breaker_ever;
         let ep = &mut self.endpoints[endpoint.index()];
         ep.policy = policy.map(Box::new);
         let bucket = throttle.map(|t| Box::new(throttle::Bucket::new(t, ts, &self.calls)));

@@ -197,6 +197,7 @@ impl Dispatcher {
     pub fn set_secret(&mut self, ts: Ts, endpoint_id: &str, key: Key) -> Result<(), Error> {
         let endpoint = self.endpoint_key(endpoint_id)?;
         self.signed_ever = true;
+        self.extras_ever = true;
         self.endpoints[endpoint.index()]
             .secrets
             .get_or_insert_default()

@@ -10,6 +10,14 @@ use crate::escape::plain_len;
 use serde_json::{Map, Value};
 
 impl Reply<'_> {
+    /// Whether dropping the reply frees memory: only these variants own any.
+    pub fn owns_memory(&self) -> bool {
+        matches!(
+            self,
+            Reply::DeadLetters(_) | Reply::DeadLetter(..) | Reply::Signature(_)
+        )
+    }
+
     /// Appends the reply's JSON to `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
         match self {

@@ -283,6 +283,8 @@ pub fn names() -> impl Iterator<Item = &'static str> {
 
 /// What one operation answers, before it is encoded as the brief's JSON.
 #[derive(Debug)]
+// A variant that owns memory (a `Box`, a `Vec`) must be listed in `Reply::owns_memory`, or
+// `hookcheck run` leaks it: replies that own nothing are forgotten rather than dropped.
 pub enum Reply<'a> {
     /// `true`: register, disable, enable (`pause.results`).
     True,
@@ -297,7 +299,8 @@ pub enum Reply<'a> {
     /// `endpoint.report`.
     Endpoint(EndpointReport),
     /// `dead-letter.report`, with the dispatcher to name the endpoint.
-    DeadLetter(&'a Dispatcher, DeadLetter),
+    /// Behind a pointer, as a signature's headers: the widest reply, and a rare one.
+    DeadLetter(&'a Dispatcher, Box<DeadLetter>),
     /// How many events `recover` revived.
     Count(usize),
     /// The headers an attempt carried (`sig.signature`), behind a pointer: three strings would
@@ -420,7 +423,7 @@ impl Session {
                 Err(e) => Reply::Error(e),
             },
             Effect::Endpoint(report) => Reply::Endpoint(report),
-            Effect::DeadLetter(letter) => Reply::DeadLetter(d, letter),
+            Effect::DeadLetter(letter) => Reply::DeadLetter(d, Box::new(letter)),
             Effect::Count(n) => Reply::Count(n),
             Effect::Signature(h) => Reply::Signature(h),
         }
