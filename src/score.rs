@@ -130,7 +130,7 @@ impl Grade {
         let parts: Vec<String> = (0..PARTS)
             .map(|p| {
                 let (score, failing) = (self.brief[p], &self.brief_failing[p]);
-                // Numbers are the roadmap's, not places: Part 8 is not built yet.
+                // Numbers are the roadmap's, not places in `Part::ALL`.
                 let n = crate::case::Part::ALL[p].number();
                 let not_run = self.brief[p].not_run;
                 let also_not_run = if not_run > 0 {

@@ -708,6 +708,17 @@ mod tests {
     use super::*;
     use crate::breaker::BreakerPolicy;
 
+    /// A fixed linear congruential generator (no dependency): draws below a bound, for the
+    /// long pseudo-random runs.
+    fn draws(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |bound| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % bound
+        }
+    }
+
     fn plain(statuses: &[u16]) -> Vec<Outcome> {
         statuses.iter().copied().map(Outcome::plain).collect()
     }
@@ -817,13 +828,7 @@ mod tests {
     /// expiries a scan finds, in enqueue order, and the deadline index never drifts.
     #[test]
     fn expiry_by_the_index_agrees_with_a_scan_of_every_event() {
-        let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |bound: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % bound
-        };
+        let mut next = draws(0x2545_f491_4f6c_dd1d);
         let mut d = Dispatcher::new();
         let endpoints = ["a", "b", "c"];
         for id in endpoints {
@@ -908,13 +913,7 @@ mod tests {
     /// shows the model's state at any `ts`.
     #[test]
     fn the_breaker_agrees_with_a_plain_model() {
-        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |bound: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % bound
-        };
+        let mut next = draws(0x9e37_79b9_7f4a_7c15);
         let int = |n: u64| i64::try_from(n).unwrap();
         let mut d = Dispatcher::new();
         let endpoints = ["a", "b"];

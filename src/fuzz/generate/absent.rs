@@ -33,47 +33,48 @@ impl Generator {
     pub fn sequence(&self, seed: u64, index: u64) -> Vec<Value> {
         let mut ops = self.case(seed, index);
         self.probe_parts(&mut ops, seed, index);
-        // Last, so that the other probes are where they were before Parts 9 and 8.
-        self.probe_throttle(&mut ops, seed, index);
+        // Last, each from a generator of its own, so that the other probes are where they were
+        // before Parts 8 to 11.
+        self.probe_policy_key(&mut ops, seed, index, Part::Throttle, THROTTLE_PROBES, |p| {
+            let throttle = json!({"burst": 1 + p.below(3), "interval": 1 + p.below(10)});
+            json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)], "throttle": throttle})
+        });
         self.probe_signatures(&mut ops, seed, index);
-        self.probe_expiry(&mut ops, seed, index);
-        self.probe_breaker(&mut ops, seed, index);
+        self.probe_policy_key(&mut ops, seed, index, Part::Expiry, EXPIRY_PROBES, |p| {
+            json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
+                   "max_age": 1 + p.below(100)})
+        });
+        self.probe_policy_key(&mut ops, seed, index, Part::Breaker, BREAKER_PROBES, |p| {
+            let breaker = json!({"failures": 1 + p.below(3), "window": 60,
+                                 "open_for": 1 + p.below(60), "probes": 1});
+            json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)], "breaker": breaker})
+        });
         ops
     }
 
-    /// Without Part 10 and with Part 4, in a third of the cases, a policy with a breaker: no key
-    /// of the policy to it, so `"error: invalid policy"` (`breaker.parts`, a rule of the
-    /// roadmap's, so brief mode too). Without Part 4, `set_policy` is unknown anyway.
-    fn probe_breaker(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
-        if self.parts.contains(&Part::Breaker) || !self.parts.contains(&Part::Policy) {
+    /// Without `part` (9, 10 or 11) and with Part 4, in a third of the cases, a policy carrying
+    /// that part's key, which `policy` draws: no key of the policy to it, so `"error: invalid
+    /// policy"` (`throttle.parts`, `breaker.parts`, `expiry.parts`, the roadmap's rules, so
+    /// brief mode too). Without Part 4, `set_policy` is unknown anyway. `salt` keeps each part's
+    /// draws apart from the others'.
+    fn probe_policy_key(
+        &self,
+        ops: &mut Vec<Value>,
+        seed: u64,
+        index: u64,
+        part: Part,
+        salt: u64,
+        policy: impl FnOnce(&mut Prng) -> Value,
+    ) {
+        if self.parts.contains(&part) || !self.parts.contains(&Part::Policy) {
             return;
         }
-        let mut p = Prng::new(case_seed(seed, index) ^ BREAKER_PROBES);
+        let mut p = Prng::new(case_seed(seed, index) ^ salt);
         if ops.is_empty() || !p.chance(33) {
             return;
         }
         let (at, ts) = place(&mut p, ops);
-        let breaker = json!({"failures": 1 + p.below(3), "window": 60, "open_for": 1 + p.below(60),
-                             "probes": 1});
-        let policy = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
-                            "breaker": breaker});
-        ops.insert(at, json!(["set_policy", ts, "a", policy]));
-    }
-
-    /// Without Part 11 and with Part 4, in a third of the cases, a policy with a `max_age`: no
-    /// key of the policy to it, so `"error: invalid policy"` (`expiry.parts`, a rule of the
-    /// roadmap's, so brief mode too). Without Part 4, `set_policy` is unknown anyway.
-    fn probe_expiry(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
-        if self.parts.contains(&Part::Expiry) || !self.parts.contains(&Part::Policy) {
-            return;
-        }
-        let mut p = Prng::new(case_seed(seed, index) ^ EXPIRY_PROBES);
-        if ops.is_empty() || !p.chance(33) {
-            return;
-        }
-        let (at, ts) = place(&mut p, ops);
-        let policy = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
-                            "max_age": 1 + p.below(100)});
+        let policy = policy(&mut p);
         ops.insert(at, json!(["set_policy", ts, "a", policy]));
     }
 
@@ -133,24 +134,6 @@ impl Generator {
             let probe = self.probe(&mut p, part, ts, seed ^ index);
             ops.insert(at, probe);
         }
-    }
-
-    /// Without Part 9 and with Part 4, in a third of the cases, a policy with a throttle: no key
-    /// of the policy to it, so `"error: invalid policy"` (`throttle.parts`, a rule of the
-    /// roadmap's, so brief mode too). Without Part 4, `set_policy` is unknown anyway.
-    fn probe_throttle(&self, ops: &mut Vec<Value>, seed: u64, index: u64) {
-        if self.parts.contains(&Part::Throttle) || !self.parts.contains(&Part::Policy) {
-            return;
-        }
-        let mut p = Prng::new(case_seed(seed, index) ^ THROTTLE_PROBES);
-        if ops.is_empty() || !p.chance(33) {
-            return;
-        }
-        let (at, ts) = place(&mut p, ops);
-        let throttle = json!({"burst": 1 + p.below(3), "interval": 1 + p.below(10)});
-        let policy = json!({"attempts": 1 + p.below(4), "waits": [1 + p.below(30)],
-                            "throttle": throttle});
-        ops.insert(at, json!(["set_policy", ts, "a", policy]));
     }
 
     fn probe(&self, p: &mut Prng, part: Part, ts: i64, tag: u64) -> Value {

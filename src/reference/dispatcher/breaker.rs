@@ -63,6 +63,25 @@ pub enum BreakerState {
     HalfOpen,
 }
 
+impl BreakerState {
+    /// The state's name in `endpoint`'s report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BreakerState::Closed => "closed",
+            BreakerState::Open(_) => "open",
+            BreakerState::HalfOpen => "half-open",
+        }
+    }
+
+    /// Until when it is open, while it is.
+    pub fn until(self) -> Option<Ts> {
+        match self {
+            BreakerState::Open(until) => Some(until),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Mode {
     /// The times of the failures counted (`breaker.window`), the last F of them, oldest first.

@@ -5,7 +5,7 @@
 //! policy), strings escaped as serde_json escapes them.
 
 use super::Reply;
-use crate::dispatcher::{Attempt, BreakerState, Dispatcher, Headers, Outcome, RetryPolicy, Status};
+use crate::dispatcher::{Attempt, Dispatcher, Headers, Outcome, RetryPolicy, Status};
 use crate::escape::plain_len;
 use serde_json::{Map, Value};
 
@@ -51,19 +51,15 @@ impl Reply<'_> {
                 }
                 out.extend_from_slice(b",\"consecutive_failures\":");
                 write_int(out, i64::from(r.consecutive_failures));
-                match r.breaker {
-                    None => {}
-                    Some(BreakerState::Closed) => {
-                        out.extend_from_slice(b",\"breaker\":{\"state\":\"closed\",\"until\":null}")
+                if let Some(state) = r.breaker {
+                    out.extend_from_slice(b",\"breaker\":{\"state\":");
+                    write_json_string(out, state.as_str());
+                    out.extend_from_slice(b",\"until\":");
+                    match state.until() {
+                        Some(until) => write_int(out, until),
+                        None => out.extend_from_slice(b"null"),
                     }
-                    Some(BreakerState::HalfOpen) => out.extend_from_slice(
-                        b",\"breaker\":{\"state\":\"half-open\",\"until\":null}",
-                    ),
-                    Some(BreakerState::Open(until)) => {
-                        out.extend_from_slice(b",\"breaker\":{\"state\":\"open\",\"until\":");
-                        write_int(out, until);
-                        out.push(b'}');
-                    }
+                    out.push(b'}');
                 }
                 out.push(b'}');
             }
@@ -143,14 +139,9 @@ impl Reply<'_> {
                     Value::from(r.consecutive_failures),
                 );
                 if let Some(state) = r.breaker {
-                    let (name, until) = match state {
-                        BreakerState::Closed => ("closed", Value::Null),
-                        BreakerState::HalfOpen => ("half-open", Value::Null),
-                        BreakerState::Open(until) => ("open", Value::from(until)),
-                    };
                     m.insert(
                         "breaker".into(),
-                        serde_json::json!({"state": name, "until": until}),
+                        serde_json::json!({"state": state.as_str(), "until": state.until()}),
                     );
                 }
                 Value::Object(m)
@@ -213,6 +204,24 @@ impl Reply<'_> {
             Reply::Error(e) => Value::String(e.to_string()),
         }
     }
+}
+
+/// `,"<key>":{"<name>":<n>,...}`: a policy's object of counts (a throttle, a breaker), whose
+/// names are plain.
+fn write_counts(out: &mut Vec<u8>, key: &str, fields: &[(&str, u32)]) {
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":{");
+    for (i, (name, n)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":");
+        write_int(out, i64::from(*n));
+    }
+    out.push(b'}');
 }
 
 /// `"<event_id> #<n> <status> <outcome>"`: only the id can need escaping, and the dispatcher
@@ -352,26 +361,24 @@ fn write_policy(out: &mut Vec<u8>, p: &RetryPolicy) {
         write_int(out, i64::from(threshold));
     }
     if let Some(t) = p.throttle() {
-        out.extend_from_slice(b",\"throttle\":{\"burst\":");
-        write_int(out, i64::from(t.burst()));
-        out.extend_from_slice(b",\"interval\":");
-        write_int(out, i64::from(t.interval()));
-        out.push(b'}');
+        write_counts(
+            out,
+            "throttle",
+            &[("burst", t.burst()), ("interval", t.interval())],
+        );
     }
     if let Some(age) = p.max_age() {
         out.extend_from_slice(b",\"max_age\":");
         write_int(out, i64::from(age));
     }
     if let Some(b) = p.breaker() {
-        out.extend_from_slice(b",\"breaker\":{\"failures\":");
-        write_int(out, i64::from(b.failures()));
-        out.extend_from_slice(b",\"window\":");
-        write_int(out, i64::from(b.window()));
-        out.extend_from_slice(b",\"open_for\":");
-        write_int(out, i64::from(b.open_for()));
-        out.extend_from_slice(b",\"probes\":");
-        write_int(out, i64::from(b.probes()));
-        out.push(b'}');
+        let fields = [
+            ("failures", b.failures()),
+            ("window", b.window()),
+            ("open_for", b.open_for()),
+            ("probes", b.probes()),
+        ];
+        write_counts(out, "breaker", &fields);
     }
     out.push(b'}');
 }
